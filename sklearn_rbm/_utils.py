@@ -1,0 +1,44 @@
+"""Small helpers shared by every estimator: random streams and input checks."""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+
+def kernel_rng(random_state):
+    """A ``numpy.random.Generator`` for numba kernels, drawn from ``random_state``.
+
+    numba's own global RNG is not seeded by numpy, so kernels take a Generator
+    argument (numba draws the same stream from it as numpy does). Its seed is
+    one draw from scikit-learn's ``check_random_state(random_state)``, so the
+    usual ``random_state`` semantics hold: an int gives the same stream every
+    time, a ``RandomState`` instance advances.
+    """
+    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    return np.random.default_rng(seed)
+
+
+def is_binary(X):
+    """True when every stored value of ``X`` (dense or sparse) is 0 or 1."""
+    values = X.data if sp.issparse(X) else X
+    return bool(np.all((values == 0) | (values == 1)))
+
+
+def warn_if_not_binary(X, what="log-likelihood"):
+    """Warn that a likelihood is only defined for binary data.
+
+    scikit-learn's BernoulliRBM trains on values in [0, 1] (grey levels read as
+    probabilities), and so do our estimators; a likelihood, however, is a
+    probability of binary vectors, so scoring grey levels gives a number with
+    no meaning as a likelihood.
+    """
+    if not is_binary(X):
+        warnings.warn(
+            f"The {what} is only defined for binary data, but X holds values "
+            "other than 0 and 1; the result is the formula evaluated at those "
+            "values, not a likelihood. Binarise X first (e.g. X > 0.5).",
+            UserWarning,
+            stacklevel=3,
+        )
