@@ -312,6 +312,7 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         self._velocity = (np.zeros_like(W), np.zeros_like(b), np.zeros_like(c))
         self._chain_hidden = np.zeros((self.batch_size, self.n_components), dtype=dtype)
         self._kernel_rng = kernel_rng(rs)
+        self._shuffle_rs = rs  # continues the shuffling in partial_fit
         self._ais_seed = int(rs.randint(np.iinfo(np.int32).max))
         self.random_state_ = check_random_state(rs.randint(np.iinfo(np.int32).max))
         self.n_iter_ = 0
@@ -369,12 +370,11 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=first_call)
         settings = self._solver_settings()
         if first_call:
-            self._partial_fit_rs = check_random_state(self.random_state)
-            self._initialise(X, self._partial_fit_rs)
+            self._initialise(X, check_random_state(self.random_state))
             self.validation_scores_ = None
             self.best_validation_score_ = None
         X = X.astype(self.components_.dtype, copy=False)
-        self._run_epochs(X, None, 1, settings, self._partial_fit_rs)
+        self._run_epochs(X, None, 1, settings, self._shuffle_rs)
         return self
 
     def _split_validation(self, X, rs):
@@ -442,7 +442,7 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         raise FloatingPointError(
             f"Training diverged in epoch {self.n_iter_ + 1}: the parameters "
             f"became {'non-finite' if not np.isfinite(largest) else 'larger than 1e8'}"
-            f" with learning_rate={self.learning_rate}. Use a smaller "
+            f" with learning_rate={self.learning_rate:g}. Use a smaller "
             "learning_rate (and momentum). The parameters of the last finite "
             "epoch were kept."
         )
