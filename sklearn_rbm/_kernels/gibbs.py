@@ -117,14 +117,40 @@ def gibbs_chain(H, W, b, c, n_steps, rng):
 
 
 @jit
-def _centred_outer(H, lam, V, mu):
-    """``(H - lam)^T (V - mu) / n_rows``: one GEMM on centred copies."""
-    return np.dot((H - lam).T, (V - mu)) / H.shape[0]
+def _column_sum(X):
+    out = np.zeros(X.shape[1])
+    for r in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            out[j] += X[r, j]
+    return out
 
 
 @jit
-def _column_mean(X):
-    return X.sum(axis=0) / X.shape[0]
+def _outer_statistics(H, lam, V, mu, centred):
+    """``(H - lam)^T (V - mu)`` (one GEMM), and the column sums of ``V`` and ``H``."""
+    if centred:
+        stats = np.dot((H - lam).T, V - mu)
+    else:
+        stats = np.dot(H.T, V)
+    return stats, _column_sum(V), _column_sum(H)
+
+
+@jit
+def _gradient_step_(theta, positive, negative, scale_pos, scale_neg, learning_rate, momentum, decay, velocity):
+    """In place, fused in one pass: ``theta += velocity``, where
+    ``velocity = momentum * velocity + learning_rate * (scale_pos * positive -
+    scale_neg * negative - decay * theta)``. The weight step is the memory-bound
+    part of an update (four n x m arrays); one pass keeps it cheap."""
+    t = theta.reshape(-1)
+    p = positive.reshape(-1)
+    q = negative.reshape(-1)
+    v = velocity.reshape(-1)
+    for k in range(t.size):
+        step = learning_rate * (scale_pos * p[k] - scale_neg * q[k] - decay * t[k])
+        if momentum > 0.0:
+            step += momentum * v[k]
+            v[k] = step
+        t[k] += step
 
 
 @jit
@@ -173,13 +199,16 @@ def dcp_minibatch_update(
     running sum Algorithm 3 prints.
 
     Arrays ``W, b, c, mu, lam, chain_h, vel_*`` are updated in place; ``V`` is
-    only read.
+    only read. A CD-1 / PCD-1 update costs five GEMMs.
     """
-    b_eff = b - np.dot(lam, W)
-    c_eff = c - np.dot(W, mu)
+    moving_offsets = nu_mu > 0.0 or nu_lam > 0.0
+    centred = moving_offsets or np.any(mu != 0.0) or np.any(lam != 0.0)
+    b_eff = b - np.dot(lam, W) if centred else b
+    c_eff = c - np.dot(W, mu) if centred else c
     H_data = hidden_probabilities(V, W, c_eff)
-    mu_batch = _column_mean(V)
-    lam_batch = _column_mean(H_data)
+    n_data, n_chains = V.shape[0], chain_h.shape[0] if persistent else V.shape[0]
+    mu_batch = (_column_sum(V) / n_data).astype(W.dtype)
+    lam_batch = (_column_sum(H_data) / n_data).astype(W.dtype)
     if persistent:
         H_start = chain_h
     else:
@@ -191,7 +220,7 @@ def dcp_minibatch_update(
             H_start = sample_hidden(V_chain, W, c_eff, rng)
         V_chain, H_chain = gibbs_chain(H_start, W, b_eff, c_eff, n_gibbs, rng)
 
-        if nu_mu > 0.0 or nu_lam > 0.0:
+        if moving_offsets:
             # Move the offsets and re-parameterise so the energy is unchanged.
             b += nu_lam * np.dot(lam_batch - lam, W)
             c += nu_mu * np.dot(W, mu_batch - mu)
@@ -200,27 +229,16 @@ def dcp_minibatch_update(
             lam *= 1.0 - nu_lam
             lam += nu_lam * lam_batch
         if inner == 0:
-            grad_W_data = _centred_outer(H_data, lam, V, mu)
-            grad_b_data = mu_batch
-            grad_c_data = lam_batch
+            pos_W, pos_b, pos_c = _outer_statistics(H_data, lam, V, mu, centred)
+        neg_W, neg_b, neg_c = _outer_statistics(H_chain, lam, V_chain, mu, centred)
 
-        grad_W = grad_W_data - _centred_outer(H_chain, lam, V_chain, mu)
-        if weight_decay > 0.0:
-            grad_W -= weight_decay * W
-        grad_b = grad_b_data - _column_mean(V_chain)
-        grad_c = grad_c_data - _column_mean(H_chain)
-
-        vel_W *= momentum
-        vel_W += learning_rate * grad_W
-        vel_b *= momentum
-        vel_b += learning_rate * grad_b
-        vel_c *= momentum
-        vel_c += learning_rate * grad_c
-        W += vel_W
-        b += vel_b
-        c += vel_c
-        b_eff = b - np.dot(lam, W)
-        c_eff = c - np.dot(W, mu)
+        step = (1.0 / n_data, 1.0 / n_chains, learning_rate, momentum)
+        _gradient_step_(W, pos_W, neg_W, *step, weight_decay, vel_W)
+        _gradient_step_(b, pos_b, neg_b, *step, 0.0, vel_b)
+        _gradient_step_(c, pos_c, neg_c, *step, 0.0, vel_c)
+        if centred:
+            b_eff = b - np.dot(lam, W)
+            c_eff = c - np.dot(W, mu)
 
     if persistent:
         chain_h[:] = sample_bernoulli(H_chain, rng)
