@@ -22,7 +22,7 @@ extensions = [
 ]
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": True}
+autodoc_default_options = {"members": True}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 templates_path = ["_templates"]

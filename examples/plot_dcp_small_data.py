@@ -1,7 +1,7 @@
 """
-=================================================================
+====================================================================
 S-DCP against CD on shifting bar and bars & stripes (seed Figs. 1-2)
-=================================================================
+====================================================================
 
 Upadhya & Sastry (2017) compare five ways of training an RBM with 4 hidden
 units on two tiny data sets, at equal cost per update: CD-12, PCD-12 and the

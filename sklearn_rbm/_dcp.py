@@ -164,7 +164,7 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         Stream used by :meth:`gibbs`.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     See Also
