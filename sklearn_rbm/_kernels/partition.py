@@ -103,30 +103,36 @@ def _ais_weights_and_hidden_(log_w, A, V, c, bias_shift, beta, beta_prev, key, s
     """Add each chain's log-weight increment; optionally replace ``A`` by ``h`` draws.
 
     ``A`` holds ``V W^T`` on entry. The increment of chain ``r`` is
-    ``log p*_beta(v_r) - log p*_beta_prev(v_r)``; with ``x = beta a`` and
-    ``x' = beta_prev a`` its hidden part is ``softplus(x) - softplus(x')``,
-    computed as ``max(x,0) - max(x',0) + log1p((e - e') / (1 + e'))`` with
-    ``e = exp(-|x|)``, and ``e`` is reused for ``sigmoid(x)`` when drawing
-    ``h``: two exponentials and one logarithm per hidden unit.
+    ``log p*_beta(v_r) - log p*_beta_prev(v_r)``, whose hidden part is
+    ``sum_j softplus(beta a_j) - softplus(beta_prev a_j)``. Each term equals
+    ``(beta - beta_prev) max(a_j, 0) + log((1 + e_j) / (1 + e'_j))`` with
+    ``e_j = exp(-beta |a_j|)``, ``e'_j = exp(-beta_prev |a_j|)``; the ratios lie in
+    [1/2, 2], so their product over a block of 256 units cannot overflow and
+    needs one logarithm per block instead of one per unit. ``e_j`` also gives
+    ``sigmoid(beta a_j)`` for drawing ``h``: two exponentials per hidden unit.
     """
     n_chains, n_hidden = A.shape
     n_visible = V.shape[1]
+    step = beta - beta_prev
     for r in range(n_chains):
-        increment = 0.0
+        linear = 0.0
         for i in range(n_visible):
-            increment += V[r, i] * bias_shift[i]
-        increment *= beta - beta_prev
+            linear += V[r, i] * bias_shift[i]
+        log_ratio = 0.0
+        ratio = 1.0
         for j in range(n_hidden):
             a = A[r, j] + c[j]
-            x = beta * a
-            x_prev = beta_prev * a
-            e = np.exp(-abs(x))
-            e_prev = np.exp(-abs(x_prev))
-            increment += max(x, 0.0) - max(x_prev, 0.0) + np.log1p((e - e_prev) / (1.0 + e_prev))
+            e = np.exp(-beta * abs(a))
+            e_prev = np.exp(-beta_prev * abs(a))
+            linear += max(a, 0.0)
+            ratio *= (1.0 + e) / (1.0 + e_prev)
+            if (j & 255) == 255:
+                log_ratio += np.log(ratio)
+                ratio = 1.0
             if sample:
-                p = 1.0 / (1.0 + e) if x >= 0.0 else e / (1.0 + e)
+                p = 1.0 / (1.0 + e) if a >= 0.0 else e / (1.0 + e)
                 A[r, j] = 1.0 if uniform(key, r * n_hidden + j) < p else 0.0
-        log_w[r] += increment
+        log_w[r] += step * linear + log_ratio + np.log(ratio)
 
 
 @jit
