@@ -114,8 +114,14 @@ def _distinct_rows(spins):
     Every sum over samples in the log-PL is a weighted sum over distinct rows;
     nearly frozen data (the seed's N(0, 0.5) couplings) collapse to a handful.
     """
-    rows, counts = np.unique(spins, axis=0, return_counts=True)
-    return np.ascontiguousarray(rows), counts / spins.shape[0]
+    n, d = spins.shape
+    if d < 63:  # one int64 code per row: a 1-d unique, far cheaper than axis=0
+        codes = (spins > 0).astype(np.int64) @ (np.int64(1) << np.arange(d, dtype=np.int64))
+        _, first, counts = np.unique(codes, return_index=True, return_counts=True)
+        rows = spins[first]
+    else:
+        rows, counts = np.unique(spins, axis=0, return_counts=True)
+    return np.ascontiguousarray(rows), counts / n
 
 
 def _pack(intercept, coupling):
@@ -543,7 +549,7 @@ def _solve_separation_lp(G, weights):
 
 
 def _separating_direction(X, w, margins):
-    """Decide whether the MPLE exists; return ``(exists, separable_features)``.
+    """Decide whether the MPLE exists: ``(exists, separable_features, direction)``.
 
     Up to 50,000 constraints the LP of :func:`_solve_separation_lp` is solved on
     all of ``G``. Beyond, by cutting planes: start from the ``4p`` constraints
@@ -557,6 +563,7 @@ def _separating_direction(X, w, margins):
     p = d + d * (d - 1) // 2
     index = kernels.parameter_index(d)
     weights = np.repeat(w, d)
+    none = np.array([], dtype=int)
     if n * d <= _SEPARATION_FULL_LP_ROWS:
         active = np.arange(n * d)
     else:
@@ -565,18 +572,18 @@ def _separating_direction(X, w, margins):
         G = _separation_rows(X, index, active)
         direction = _solve_separation_lp(G, weights[active])
         if direction is None:
-            return None, np.array([], dtype=int)
+            return None, none, None
         full = _margins(X, direction)
         if full.max() > 1e-6 and full.min() > -1e-9:
-            return False, np.flatnonzero((full > 1e-6).any(axis=0))
+            return False, np.flatnonzero((full > 1e-6).any(axis=0)), direction
         if full.min() > -1e-9:  # optimum 0 on the subset
             if active.size == n * d or np.linalg.matrix_rank(G.toarray()) == p:
-                return True, np.array([], dtype=int)
+                return True, none, None
             violated = np.setdiff1d(np.argsort(margins.ravel(), kind="stable"), active)
         else:
             violated = np.flatnonzero(full.ravel() < -1e-9)
         active = np.union1d(active, violated[: 4 * p])
-    return None, np.array([], dtype=int)
+    return None, none, None
 
 
 def _existence_warning(what, features):
@@ -587,23 +594,46 @@ def _existence_warning(what, features):
         "only where the solver stopped. Set alpha > 0 (e.g. alpha=1e-3) for a "
         "finite penalised estimate, or remove the offending features.",
         MPLEDoesNotExistWarning,
-        stacklevel=5,
+        stacklevel=6,
     )
 
 
-def _check_existence(X, w, intercept, coupling):
+def _newton_certificate(X, w, intercept, coupling, T, hessian):
+    """True if a Newton step from the fit proves that the MPLE exists.
+
+    By Stiemke's lemma, no direction ``delta`` has ``G delta >= 0, != 0`` iff
+    some weights ``lambda > 0`` satisfy ``G^T lambda = 0``. The fit supplies
+    ``lambda_ij = w_i (1 - x_ij t_ij) > 0`` with ``G^T lambda = g``, the gradient;
+    the Newton correction ``c = H^{-1} g`` (``H`` minus the Hessian) removes it:
+    ``lambda'_ij = lambda_ij [1 - (1 + x_ij t_ij) x_ij dA_ij]`` with ``dA = A(c)``
+    has ``G^T lambda' = 0``, and it stays positive (the proof) whenever the
+    Newton step moves no conditional by more than about 1/2 -- true near any
+    converged fit of data whose MPLE exists. O(n d^2) given ``H``.
+    """
+    if hessian is None:
+        return False
+    _, grad_b, grad_M = kernels.pseudo_log_likelihood_gradient(X, w, intercept, coupling)
+    step = scipy.linalg.cho_solve(hessian, _pack(grad_b, grad_M))
+    moves = X * kernels.predictors(X, *_unpack(step, X.shape[1]))
+    return bool(np.max((1.0 + X * T) * moves) < 0.999)
+
+
+def _check_existence(X, w, intercept, coupling, T, hessian):
     """Detect a non-existent MPLE (for ``alpha == 0``); warn and return False if so.
 
-    The check is exact (an LP, see :func:`_separating_direction`), not a
-    symptom of the fit: a slow solver can meet ``tol`` long before its run-off
-    to infinity becomes visible. Returns None if it could not decide.
+    The check is exact, not a symptom of the fit (a slow solver can meet
+    ``tol`` long before its run-off to infinity shows): a constant feature, then
+    the Newton certificate of existence (cheap), then the separation LP (see
+    :func:`_separating_direction`). Returns None if it could not decide.
     """
     constant = np.flatnonzero(np.all(X == X[:1], axis=0))
     if constant.size:
         _existence_warning("some features are constant in X", constant)
         return False
+    if _newton_certificate(X, w, intercept, coupling, T, hessian):
+        return True
     margins = _margins(X, _pack(intercept, coupling))
-    exists, features = _separating_direction(X, w, margins)
+    exists, features, _ = _separating_direction(X, w, margins)
     if exists is None:
         warnings.warn(
             "Could not decide whether the maximum pseudo-likelihood estimate "
@@ -623,29 +653,35 @@ def _check_existence(X, w, intercept, coupling):
 # Sandwich standard errors
 
 
-def _sandwich_covariance(X, w, n_samples, intercept, coupling, alpha):
+def _curvature_at(X, w, intercept, coupling, alpha):
+    """``tanh(A)`` and the Cholesky factor of minus the Hessian of the objective.
+
+    ``H = sum_i w_i sum_j (1 - tanh^2 a_ij) z_ij z_ij^T + alpha I``; the factor
+    is None when ``H`` is singular (data whose MPLE does not exist).
+    """
+    _, T = kernels.conditional_terms(X, intercept, coupling)
+    hessian = kernels.node_gram(X, w[:, None] * (1.0 - T**2), kernels.parameter_index(X.shape[1]))
+    hessian[np.diag_indices_from(hessian)] += alpha
+    try:
+        return T, scipy.linalg.cho_factor(hessian)
+    except np.linalg.LinAlgError:
+        return T, None
+
+
+def _sandwich_covariance(X, w, n_samples, T, hessian):
     """Asymptotic covariance ``H^{-1} J H^{-1} / n`` of ``theta`` (packed order).
 
-    ``H`` is minus the Hessian of the mean log-PL (plus ``alpha I``) and ``J``
-    the covariance of the per-sample scores: the MPLE is asymptotically normal
-    with this covariance (Nguyen & Wood 2016, IEEE TNNLS 27(5); the "sandwich"
-    because the pseudo-likelihood is not a likelihood, so ``H != J``). Returns
-    None when ``H`` is singular.
+    ``H`` (given as its Cholesky factor) is minus the Hessian of the mean log-PL
+    (plus ``alpha I``) and ``J`` the covariance of the per-sample scores: the
+    MPLE is asymptotically normal with this covariance (Nguyen & Wood 2016,
+    IEEE TNNLS 27(5); a "sandwich" because the pseudo-likelihood is not a
+    likelihood, so ``H != J``).
     """
-    d = X.shape[1]
-    index = kernels.parameter_index(d)
-    _, T = kernels.conditional_terms(X, intercept, coupling)
-    hessian = kernels.node_gram(X, w[:, None] * (1.0 - T**2), index)
-    hessian[np.diag_indices_from(hessian)] += alpha
-    scores = kernels.per_sample_scores(X, T, index)
+    scores = kernels.per_sample_scores(X, T, kernels.parameter_index(X.shape[1]))
     mean = w @ scores
     meat = (scores * w[:, None]).T @ scores - np.outer(mean, mean)
-    try:
-        factor = scipy.linalg.cho_factor(hessian)
-    except np.linalg.LinAlgError:
-        return None
-    half = scipy.linalg.cho_solve(factor, meat)
-    return scipy.linalg.cho_solve(factor, half.T) / n_samples
+    half = scipy.linalg.cho_solve(hessian, meat)
+    return scipy.linalg.cho_solve(hessian, half.T) / n_samples
 
 
 # ---------------------------------------------------------------------------
@@ -887,16 +923,19 @@ class FVBMPseudoLikelihood(BaseEstimator):
         )
         spins, self.input_values_ = _to_spins(X)
         self._check_step_size()
+        # BLAS calls here act on vectors and matrices of size p = d(d+1)/2 (L-BFGS
+        # updates, Cholesky factors, triangular solves), where threads only add
+        # overhead -- a lot of it when the cores are busy.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._fit(X, spins)
+
+    def _fit(self, X, spins):
         rows, w = _distinct_rows(spins)
         problem = _Problem(rows, w, X.shape[0], float(self.alpha))
         intercept, coupling = self._initial_parameters(X.shape[1])
-        # The solvers' BLAS calls act on vectors and matrices of size p = d(d+1)/2
-        # (L-BFGS updates, triangular solves), where threads only add overhead,
-        # and a lot of it when the cores are busy.
-        with threadpool_limits(limits=1, user_api="blas"):
-            intercept, coupling, curve, n_iter, converged = _SOLVERS[self.solver](
-                problem, intercept, coupling, self
-            )
+        intercept, coupling, curve, n_iter, converged = _SOLVERS[self.solver](
+            problem, intercept, coupling, self
+        )
         if not np.isfinite(curve[-1]):
             raise FloatingPointError(
                 f"The fit diverged (the log pseudo-likelihood became {curve[-1]}) "
@@ -907,9 +946,10 @@ class FVBMPseudoLikelihood(BaseEstimator):
         self.intercept_, self.coupling_ = intercept, coupling
         self.n_iter_ = n_iter
         self.pseudo_likelihood_curve_ = np.asarray(curve)
+        T, hessian = _curvature_at(rows, w, intercept, coupling, float(self.alpha))
         self.mple_exists_ = True
         if self.alpha == 0:
-            self.mple_exists_ = _check_existence(rows, w, intercept, coupling)
+            self.mple_exists_ = _check_existence(rows, w, intercept, coupling, T, hessian)
         if not converged and self.mple_exists_:
             warnings.warn(
                 f"{self.solver!r} stopped after max_iter={self.max_iter} iterations "
@@ -917,26 +957,24 @@ class FVBMPseudoLikelihood(BaseEstimator):
                 "increase max_iter, or use solver='lbfgs', which copes better with "
                 "nearly deterministic conditionals.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         if self.compute_std:
-            self._set_standard_errors(rows, w, X.shape[0])
+            self._set_standard_errors(rows, w, X.shape[0], T, hessian)
         return self
 
-    def _set_standard_errors(self, X, w, n_samples):
+    def _set_standard_errors(self, X, w, n_samples, T, hessian):
         d = X.shape[1]
-        covariance = _sandwich_covariance(
-            X, w, n_samples, self.intercept_, self.coupling_, float(self.alpha)
-        )
-        if covariance is None:
+        if hessian is None:
             warnings.warn(
                 "The pseudo-likelihood Hessian is singular at the estimate: the "
                 "standard errors are infinite.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
             variances = np.full(d + d * (d - 1) // 2, np.inf)
         else:
+            covariance = _sandwich_covariance(X, w, n_samples, T, hessian)
             variances = np.clip(np.diag(covariance), 0.0, None)
         self.intercept_std_, self.coupling_std_ = _unpack(np.sqrt(variances), d)
 
