@@ -1,9 +1,17 @@
 """Restricted and fully visible Boltzmann machines for scikit-learn.
 
-Estimators are added to ``__all__`` as they land; the arithmetic lives in
-numba kernels under ``sklearn_rbm._kernels``.
+Estimators
+----------
+DCPBernoulliRBM
+    Binary RBM trained by CD-K, PCD, centred gradient, S-DCP or centred S-DCP.
+
+Public modules: :mod:`sklearn_rbm.likelihood` (exact and AIS log partition
+functions) and :mod:`sklearn_rbm.datasets`. The arithmetic lives in numba
+kernels under ``sklearn_rbm._kernels``.
 """
+
+from ._dcp import DCPBernoulliRBM
 
 __version__ = "0.1.0.dev0"
 
-__all__ = []
+__all__ = ["DCPBernoulliRBM"]

@@ -1,0 +1,258 @@
+"""What every binary RBM estimator shares: the parameters, ``transform``, the
+free energy, Gibbs sampling, and ``score`` / ``score_samples`` through the
+likelihood module.
+
+A subclass fits ``components_`` (n_components, n_features),
+``intercept_visible_`` and ``intercept_hidden_`` (always the plain, uncentred
+RBM) and calls :meth:`BaseBinaryRBM._set_fitted_parameters` after each change,
+which forgets any cached ``log Z``. Everything else here reads only those
+attributes.
+"""
+
+import numbers
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._kernels.gibbs import gibbs_sample_visible
+from ._utils import kernel_rng, warn_if_not_binary
+from .likelihood import (
+    MAX_EXACT_UNITS,
+    LogPartition,
+    free_energy,
+    log_partition_ais,
+    log_partition_exact,
+)
+
+_FLOAT_DTYPES = (np.float64, np.float32)
+
+
+class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Base class of binary RBM estimators (not for direct use).
+
+    The likelihood hyperparameters shared by every subclass:
+
+    score_method : {'auto', 'exact', 'ais'}
+        How :meth:`score` and :meth:`score_samples` get ``log Z``: ``'exact'``
+        enumerates the smaller layer, ``'ais'`` uses annealed importance
+        sampling, ``'auto'`` enumerates while the smaller layer has at most
+        ``MAX_EXACT_UNITS`` (20) units.
+    ais_n_chains : int
+        AIS chains (the seeds use 100).
+    ais_betas : int, {'linear', 'three-segment'} or array-like
+        AIS temperatures: a count of evenly spaced ones, or a seed's schedule
+        by name (``'linear'``: 10,000, the DCP seed; ``'three-segment'``:
+        14,500, the Frank-Wolfe seed).
+    """
+
+    _parameter_constraints: dict = {
+        "score_method": [StrOptions({"auto", "exact", "ais"})],
+        "ais_n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
+        "ais_betas": [
+            Interval(numbers.Integral, 2, None, closed="left"),
+            StrOptions({"linear", "three-segment"}),
+            "array-like",
+        ],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    # ------------------------------------------------------------------ state
+    def _set_fitted_parameters(self, components, intercept_visible, intercept_hidden):
+        """Install new parameters and forget the cached ``log Z`` estimates."""
+        self.components_ = components
+        self.intercept_visible_ = intercept_visible
+        self.intercept_hidden_ = intercept_hidden
+        self._log_partition_cache = {}
+
+    @property
+    def _n_features_out(self):
+        """Number of transformed output features (for get_feature_names_out)."""
+        return self.components_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+    def _validate_query(self, X):
+        """Validate ``X`` at transform / score time against the fitted model."""
+        check_is_fitted(self, "components_")
+        return validate_data(
+            self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=False
+        )
+
+    # --------------------------------------------------------------- queries
+    def transform(self, X):
+        """Hidden-unit activation probabilities ``p(h = 1 | v)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Visible vectors.
+
+        Returns
+        -------
+        H : ndarray of shape (n_samples, n_components)
+            ``sigmoid(X W^T + c)``, in the dtype of ``X``.
+        """
+        X = self._validate_query(X)
+        W = self.components_.astype(X.dtype, copy=False)
+        pre = safe_sparse_dot(X, W.T, dense_output=True)
+        pre += self.intercept_hidden_.astype(X.dtype, copy=False)
+        return expit(pre, out=pre)
+
+    def free_energy(self, X):
+        """Free energy ``F(v) = -b^T v - sum_j softplus(W_j v + c_j)`` of each row.
+
+        ``log p(v) = -F(v) - log Z``: free energies compare samples under one
+        model without knowing ``log Z``.
+        """
+        X = self._validate_query(X)
+        return free_energy(X, self.components_, self.intercept_visible_, self.intercept_hidden_)
+
+    def gibbs(self, v):
+        """One block-Gibbs step ``v -> h -> v'`` from each row of ``v``.
+
+        Uses and advances the fitted ``random_state_``, as scikit-learn's
+        ``BernoulliRBM.gibbs`` does.
+
+        Returns
+        -------
+        v_new : ndarray of shape (n_samples, n_features)
+            Binary samples of the visible units after one step.
+        """
+        V = self._validate_query(v)
+        V = V.toarray() if hasattr(V, "toarray") else np.array(V, order="C")
+        return self._gibbs(V, 1, kernel_rng(self.random_state_))
+
+    def _gibbs(self, V, n_steps, rng):
+        W = np.ascontiguousarray(self.components_, dtype=V.dtype)
+        b = self.intercept_visible_.astype(V.dtype)
+        c = self.intercept_hidden_.astype(V.dtype)
+        return gibbs_sample_visible(V, W, b, c, n_steps, rng)
+
+    def sample(self, n_samples=1, *, n_steps=1000, random_state=None):
+        """Draw visible vectors from the model by block-Gibbs sampling.
+
+        Each sample is the end of its own chain: the chain starts from the
+        AIS base model (independent pixels with the training data's mean) and
+        runs ``n_steps`` Gibbs steps, all of them burn-in. How many steps make
+        a chain forget its start depends on the model; 1,000 is plenty for a
+        moderately trained RBM, and sharply peaked models need more.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+            Number of independent samples (chains).
+        n_steps : int, default=1000
+            Gibbs steps per chain (the burn-in).
+        random_state : int, RandomState instance or None, default=None
+            Seed of the chains; ``None`` uses the estimator's ``random_state``,
+            so an int ``random_state`` gives the same samples on every call.
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+            Binary samples.
+        """
+        check_is_fitted(self, "components_")
+        for name, value in (("n_samples", n_samples), ("n_steps", n_steps)):
+            if not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+        rs = check_random_state(self.random_state if random_state is None else random_state)
+        dtype = self.components_.dtype
+        start_probability = expit(self.base_rate_bias_)
+        V = (rs.random_sample((n_samples, start_probability.size)) < start_probability)
+        return self._gibbs(V.astype(dtype), n_steps, kernel_rng(rs))
+
+    # ------------------------------------------------------------ likelihood
+    def _resolve_score_method(self):
+        smaller = min(self.components_.shape)
+        if self.score_method == "auto":
+            return "exact" if smaller <= MAX_EXACT_UNITS else "ais"
+        if self.score_method == "exact" and smaller > 30:
+            n_hidden, n_visible = self.components_.shape
+            raise ValueError(
+                f"score_method='exact' would enumerate 2 ** {smaller} states "
+                f"for this RBM ({n_visible} visible, {n_hidden} hidden units); "
+                "exact enumeration is limited to a smaller layer of at most 30 "
+                "units. Use score_method='ais' (or 'auto')."
+            )
+        return self.score_method
+
+    def log_partition_function(self):
+        """``log Z`` of the fitted model with its uncertainty band.
+
+        Computed once per fitted state and setting, then cached, so that
+        :meth:`score_samples` is deterministic and does not depend on which
+        other rows it is given. AIS uses ``ais_n_chains`` chains, the
+        ``ais_betas`` schedule, the base-rate model of the training data and a
+        random stream fixed at fit time.
+
+        Returns
+        -------
+        log_partition : LogPartition
+            ``(log_z, lower, upper, method)``; for the exact method the band is
+            the value itself.
+        """
+        check_is_fitted(self, "components_")
+        method = self._resolve_score_method()
+        betas = self.ais_betas
+        betas_key = tuple(np.ravel(betas)) if not isinstance(betas, (str, numbers.Integral)) else betas
+        key = (method,) if method == "exact" else (method, self.ais_n_chains, betas_key)
+        cache = self._log_partition_cache
+        if key not in cache:
+            args = (self.components_, self.intercept_visible_, self.intercept_hidden_)
+            if method == "exact":
+                log_z = log_partition_exact(*args)
+                cache[key] = LogPartition(log_z, log_z, log_z, "exact")
+            else:
+                cache[key] = log_partition_ais(
+                    *args,
+                    base_rate=self.base_rate_bias_,
+                    n_chains=self.ais_n_chains,
+                    betas=betas,
+                    random_state=self._ais_seed,
+                )
+        return cache[key]
+
+    def score_samples(self, X):
+        """Log-likelihood ``log p(v)`` of each row under the model.
+
+        ``-F(v) - log Z``, with ``log Z`` exact or estimated by AIS according
+        to ``score_method`` (see :meth:`log_partition_function`). This is the
+        true log-likelihood, not scikit-learn's ``BernoulliRBM`` pseudo-
+        likelihood. A likelihood is defined for binary data only: other values
+        are scored by the same formula with a warning.
+
+        Returns
+        -------
+        log_likelihood : ndarray of shape (n_samples,)
+        """
+        X = self._validate_query(X)
+        warn_if_not_binary(X)
+        log_z = self.log_partition_function().log_z
+        return -free_energy(X, self.components_, self.intercept_visible_, self.intercept_hidden_) - log_z
+
+    def score(self, X, y=None):
+        """Mean log-likelihood per sample, ``mean(score_samples(X))``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Binary visible vectors.
+        y : None
+            Ignored; present for Pipeline and GridSearchCV.
+
+        Returns
+        -------
+        log_likelihood : float
+        """
+        return float(np.mean(self.score_samples(X)))

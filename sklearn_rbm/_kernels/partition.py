@@ -1,0 +1,168 @@
+"""Log partition functions of binary RBMs: Gray-code enumeration and AIS.
+
+Orientation: ``W`` of shape ``(n_enumerated, n_summed)`` for the enumeration
+(the caller passes ``W`` or ``W.T`` so that the smaller layer is enumerated),
+``(n_hidden, n_visible)`` for AIS. Log-weights and sums are float64 whatever
+the dtype of ``W``.
+"""
+
+import numba
+import numpy as np
+
+from ._jit import jit
+from .gibbs import add_bias_sample_, softplus
+from .random import new_key, uniform
+
+# States per block of the parallel enumeration: large enough that the O(k m)
+# cost of computing a block's first state directly is negligible, small enough
+# that both cores get many blocks.
+_BLOCK_BITS = 12
+
+
+@jit
+def _gray(i):
+    return i ^ (i >> 1)
+
+
+@jit
+def _lowest_set_bit(i):
+    bit = 0
+    while (i & 1) == 0:
+        i >>= 1
+        bit += 1
+    return bit
+
+
+@jit
+def _enumerate_block(W, summed_bias, enumerated_bias, first, count):
+    """Log-sum-exp of the unnormalised log-marginals of states ``first..first+count``.
+
+    States are visited in Gray-code order, so consecutive states differ in one
+    unit ``j`` and the summed layer's pre-activations change by ``+-W[j]``:
+    O(n_summed) per state instead of O(n_enumerated * n_summed). Returns
+    ``(max, sum of exp(term - max))`` for a stable combination across blocks.
+    """
+    n_enum, n_sum = W.shape
+    state = _gray(first)
+    pre = summed_bias.astype(np.float64)
+    linear = 0.0
+    for j in range(n_enum):
+        if (state >> j) & 1:
+            linear += enumerated_bias[j]
+            for i in range(n_sum):
+                pre[i] += W[j, i]
+    running_max = -np.inf
+    running_sum = 0.0
+    for step in range(count):
+        if step > 0:
+            j = _lowest_set_bit(first + step)
+            sign = 1.0 if ((state >> j) & 1) == 0 else -1.0
+            state ^= 1 << j
+            linear += sign * enumerated_bias[j]
+            for i in range(n_sum):
+                pre[i] += sign * W[j, i]
+        term = linear
+        for i in range(n_sum):
+            term += softplus(pre[i])
+        if term > running_max:
+            running_sum = running_sum * np.exp(running_max - term) + 1.0
+            running_max = term
+        else:
+            running_sum += np.exp(term - running_max)
+    return running_max, running_sum
+
+
+@jit(parallel=True)
+def log_partition_enumerate(W, summed_bias, enumerated_bias):
+    """``log sum_s exp(a^T s + sum_i softplus(summed_bias_i + (W^T s)_i))``.
+
+    ``s`` runs over all ``2 ** W.shape[0]`` binary states of the enumerated
+    layer (ALGORITHMS.md section 1). Blocks of states are processed in parallel
+    and combined in a fixed order, so the result does not depend on the thread
+    count.
+    """
+    n_enum = W.shape[0]
+    block_bits = min(n_enum, _BLOCK_BITS)
+    block_size = 1 << block_bits
+    n_blocks = 1 << (n_enum - block_bits)
+    maxima = np.empty(n_blocks)
+    sums = np.empty(n_blocks)
+    for block in numba.prange(n_blocks):
+        maxima[block], sums[block] = _enumerate_block(
+            W, summed_bias, enumerated_bias, block * block_size, block_size
+        )
+    overall_max = maxima.max()
+    total = 0.0
+    for block in range(n_blocks):
+        total += sums[block] * np.exp(maxima[block] - overall_max)
+    return overall_max + np.log(total)
+
+
+@jit
+def _ais_weights_and_hidden_(log_w, A, V, c, bias_shift, beta, beta_prev, key, sample):
+    """Add each chain's log-weight increment; optionally replace ``A`` by ``h`` draws.
+
+    ``A`` holds ``V W^T`` on entry. The increment of chain ``r`` is
+    ``log p*_beta(v_r) - log p*_beta_prev(v_r)``; with ``x = beta a`` and
+    ``x' = beta_prev a`` its hidden part is ``softplus(x) - softplus(x')``,
+    computed as ``max(x,0) - max(x',0) + log1p((e - e') / (1 + e'))`` with
+    ``e = exp(-|x|)``, and ``e`` is reused for ``sigmoid(x)`` when drawing
+    ``h``: two exponentials and one logarithm per hidden unit.
+    """
+    n_chains, n_hidden = A.shape
+    n_visible = V.shape[1]
+    for r in range(n_chains):
+        increment = 0.0
+        for i in range(n_visible):
+            increment += V[r, i] * bias_shift[i]
+        increment *= beta - beta_prev
+        for j in range(n_hidden):
+            a = A[r, j] + c[j]
+            x = beta * a
+            x_prev = beta_prev * a
+            e = np.exp(-abs(x))
+            e_prev = np.exp(-abs(x_prev))
+            increment += max(x, 0.0) - max(x_prev, 0.0) + np.log1p((e - e_prev) / (1.0 + e_prev))
+            if sample:
+                p = 1.0 / (1.0 + e) if x >= 0.0 else e / (1.0 + e)
+                A[r, j] = 1.0 if uniform(key, r * n_hidden + j) < p else 0.0
+        log_w[r] += increment
+
+
+@jit
+def ais_log_weights(W, b, c, base_bias, betas, n_chains, rng):
+    """Annealed importance sampling from the base-rate model to the RBM.
+
+    Salakhutdinov & Murray (2008), ALGORITHMS.md section 3. The intermediate
+    distributions are
+    ``p*_beta(v) = exp(((1-beta) base_bias + beta b)^T v) prod_j (1 + exp(beta (W_j v + c_j)))``;
+    chains start from exact samples of the base model (``beta = 0``). At each
+    temperature one GEMM gives the hidden pre-activations ``V W^T``, used both
+    for the weight increment and for drawing ``h``; a second GEMM gives the
+    visible pre-activations for drawing ``v``: two matrix products per
+    temperature, the element-wise work fused around them (serially: see the
+note on BLAS threads in ``gibbs.py``).
+    Returns the float64 log importance weights, one per chain.
+    """
+    n_hidden, n_visible = W.shape
+    bias_shift = (b - base_bias).astype(np.float64)
+    V = np.zeros((n_chains, n_visible), dtype=W.dtype)
+    add_bias_sample_(V, base_bias, rng)
+    log_w = np.zeros(n_chains)
+    visible_bias = np.empty(n_visible, dtype=W.dtype)
+    n_betas = betas.shape[0]
+    for k in range(1, n_betas):
+        beta, beta_prev = betas[k], betas[k - 1]
+        last = k == n_betas - 1
+        A = np.dot(V, W.T)
+        key = new_key(rng)
+        _ais_weights_and_hidden_(log_w, A, V, c, bias_shift, beta, beta_prev, key, not last)
+        if last:
+            break
+        # A now holds h ~ p_beta(h | v); draw v ~ p_beta(v | h).
+        V = np.dot(A, W)
+        V *= beta
+        for i in range(n_visible):
+            visible_bias[i] = (1.0 - beta) * base_bias[i] + beta * b[i]
+        add_bias_sample_(V, visible_bias, rng)
+    return log_w

