@@ -28,6 +28,7 @@ from threadpoolctl import threadpool_limits
 
 from ._kernels import fvbm as kernels
 from ._utils import kernel_rng
+from .likelihood import MAX_EXACT_UNITS, LogPartition, _ais_band, ais_betas
 
 __all__ = [
     "FVBMPseudoLikelihood",
@@ -36,10 +37,9 @@ __all__ = [
     "sample_fvbm",
 ]
 
-#: Largest number of features for ``score_method='exact'`` (2^25 states, ~1 s).
+#: Largest number of features for ``score_method='exact'`` (2^25 states, ~1 s);
+#: ``'auto'`` enumerates up to ``likelihood.MAX_EXACT_UNITS`` (20), AIS beyond.
 EXACT_MAX_FEATURES = 25
-#: ``score_method='auto'`` enumerates up to here (2^20 states, ~30 ms), AIS beyond.
-AUTO_EXACT_MAX_FEATURES = 20
 #: ``sample`` draws exactly (a table of 2^d probabilities) up to here, Gibbs beyond.
 SAMPLE_EXACT_MAX_FEATURES = 20
 #: Number of independent Gibbs chains that share the draws of one ``sample`` call.
@@ -554,8 +554,8 @@ def _separating_direction(X, w, margins):
     Up to 50,000 constraints the LP of :func:`_solve_separation_lp` is solved on
     all of ``G``. Beyond, by cutting planes: start from the ``4p`` constraints
     with the smallest fitted margins (the points that resist a run-off), keep a
-    direction only if it satisfies every constraint, otherwise add the violated
-    ones. An optimum of 0 on a subset of full column rank proves that no
+    direction only if it satisfies every constraint, otherwise add the ``10p``
+    most violated ones. An optimum of 0 on a subset of full column rank proves that no
     direction exists for all of ``G`` (one would be a nonzero feasible point of
     the subset). ``exists`` is None when the rounds run out.
     """
@@ -580,9 +580,10 @@ def _separating_direction(X, w, margins):
             if active.size == n * d or np.linalg.matrix_rank(G.toarray()) == p:
                 return True, none, None
             violated = np.setdiff1d(np.argsort(margins.ravel(), kind="stable"), active)
-        else:
-            violated = np.flatnonzero(full.ravel() < -1e-9)
-        active = np.union1d(active, violated[: 4 * p])
+        else:  # the most violated first
+            order = np.argsort(full.ravel(), kind="stable")
+            violated = order[full.ravel()[order] < -1e-9]
+        active = np.union1d(active, violated[: 10 * p])
     return None, none, None
 
 
@@ -705,7 +706,7 @@ class FVBMPseudoLikelihood(BaseEstimator):
 
     Parameters
     ----------
-    solver : {'bslm', 'ga', 'mm', 'lbfgs'}, default='bslm'
+    solver : {'bslm', 'ga', 'mm', 'lbfgs'}, default='lbfgs'
         - 'bslm': the seed's block successive lower-bound maximisation, updates
           2.4 (intercepts) and 2.7 (couplings, lexicographic order), one
           coordinate at a time with the predictors kept current; each sweep
@@ -715,7 +716,10 @@ class FVBMPseudoLikelihood(BaseEstimator):
         - 'mm': the lower-bound principle on the whole vector at once: a fixed
           curvature matrix from X, factorised once, one linear solve per step;
           monotone, few iterations, O(n d^2 + d^6 / 3) (best for d up to ~60).
-        - 'lbfgs': scipy's L-BFGS-B with the exact compiled gradient.
+        - 'lbfgs': scipy's L-BFGS-B with the exact compiled gradient; the
+          default, because it also copes with nearly deterministic
+          conditionals, where the fixed curvature bound of 'bslm' and 'mm'
+          (``sech^2 <= 1``) is loose and they crawl.
     step_size : float, default=1.0
         Step ``mu`` of 'ga'. ``mu <= 1`` keeps the monotone guarantee; ``mu > 1``
         has none (a warning says so). Ignored by the other solvers.
@@ -737,20 +741,20 @@ class FVBMPseudoLikelihood(BaseEstimator):
         states (``d <= 25``); 'ais' uses annealed importance sampling from the
         naive mean-field independent model; 'auto' is exact for ``d <= 20``.
     ais_n_chains : int, default=100
-        Number of independent AIS runs.
-    ais_n_betas : int, default=1000
-        Number of inverse temperatures (equally spaced in [0, 1]) per AIS run.
-    gibbs_burn_in : int, default=1000
-        Gibbs sweeps discarded per chain by :meth:`sample` when ``d > 20``.
-    gibbs_thinning : int, default=10
-        Gibbs sweeps between kept states of a chain in :meth:`sample`.
+        Number of independent AIS chains.
+    ais_betas : int, {'linear', 'three-segment'} or array-like, default=1000
+        AIS inverse temperatures, as in the RBM estimators: a count of evenly
+        spaced ones, or a named schedule (see
+        :func:`sklearn_rbm.likelihood.ais_betas`). One Gibbs sweep per
+        temperature.
     compute_std : bool, default=True
         Compute the sandwich standard errors ``coupling_std_`` and
         ``intercept_std_`` (cost O(n d^4 + d^6)); needed by
         :meth:`confidence_intervals`.
     random_state : int, RandomState instance or None, default=None
-        Seeds ``init='random'``, the AIS estimate of ``log Z`` and
-        :meth:`sample`. An int makes all of them reproducible bit for bit.
+        Seeds ``init='random'``, the AIS stream (drawn at fit, so that each
+        fitted state has one ``log Z`` estimate) and :meth:`sample`. An int
+        makes all of them reproducible bit for bit.
     verbose : int, default=0
         Print the objective after every iteration when > 0.
 
@@ -826,10 +830,12 @@ class FVBMPseudoLikelihood(BaseEstimator):
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "init": [StrOptions({"zeros", "random"})],
         "score_method": [StrOptions({"auto", "exact", "ais"})],
-        "ais_n_chains": [Interval(numbers.Integral, 1, None, closed="left")],
-        "ais_n_betas": [Interval(numbers.Integral, 2, None, closed="left")],
-        "gibbs_burn_in": [Interval(numbers.Integral, 0, None, closed="left")],
-        "gibbs_thinning": [Interval(numbers.Integral, 1, None, closed="left")],
+        "ais_n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
+        "ais_betas": [
+            Interval(numbers.Integral, 2, None, closed="left"),
+            StrOptions({"linear", "three-segment"}),
+            "array-like",
+        ],
         "compute_std": ["boolean"],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -838,7 +844,7 @@ class FVBMPseudoLikelihood(BaseEstimator):
     def __init__(
         self,
         *,
-        solver="bslm",
+        solver="lbfgs",
         step_size=1.0,
         alpha=0.0,
         tol=1e-5,
@@ -846,9 +852,7 @@ class FVBMPseudoLikelihood(BaseEstimator):
         init="zeros",
         score_method="auto",
         ais_n_chains=100,
-        ais_n_betas=1000,
-        gibbs_burn_in=1000,
-        gibbs_thinning=10,
+        ais_betas=1000,
         compute_std=True,
         random_state=None,
         verbose=0,
@@ -861,9 +865,7 @@ class FVBMPseudoLikelihood(BaseEstimator):
         self.init = init
         self.score_method = score_method
         self.ais_n_chains = ais_n_chains
-        self.ais_n_betas = ais_n_betas
-        self.gibbs_burn_in = gibbs_burn_in
-        self.gibbs_thinning = gibbs_thinning
+        self.ais_betas = ais_betas
         self.compute_std = compute_std
         self.random_state = random_state
         self.verbose = verbose
@@ -944,6 +946,8 @@ class FVBMPseudoLikelihood(BaseEstimator):
                 "or solver='bslm'."
             )
         self.intercept_, self.coupling_ = intercept, coupling
+        self._log_partition_cache = {}
+        self._ais_seed = int(check_random_state(self.random_state).randint(2**31 - 1))
         self.n_iter_ = n_iter
         self.pseudo_likelihood_curve_ = np.asarray(curve)
         T, hessian = _curvature_at(rows, w, intercept, coupling, float(self.alpha))
@@ -1014,74 +1018,59 @@ class FVBMPseudoLikelihood(BaseEstimator):
                 "score_method='ais' (or 'auto')."
             )
         if self.score_method == "auto":
-            return "exact" if d <= AUTO_EXACT_MAX_FEATURES else "ais"
+            return "exact" if d <= MAX_EXACT_UNITS else "ais"
         return self.score_method
 
-    def _ais_log_partition(self):
-        """AIS estimate of ``log Z`` and its standard error (delta method)."""
+    def _log_partition_ais(self):
+        """AIS from the naive mean-field independent model (see the kernel)."""
         base = _mean_field_fields(self.coupling_, self.intercept_)
-        betas = np.linspace(0.0, 1.0, self.ais_n_betas)
         log_w = kernels.ais_log_weights(
             self.coupling_,
             self.intercept_,
             base,
-            betas,
+            ais_betas(self.ais_betas),
             self.ais_n_chains,
-            kernel_rng(self.random_state),
+            np.random.default_rng(self._ais_seed),
         )
-        log_z0 = np.sum(np.logaddexp(base, -base))
-        log_mean = logsumexp(log_w) - np.log(log_w.shape[0])
-        ratios = np.exp(log_w - log_mean)  # weights / their mean
-        std = np.std(ratios, ddof=1) / np.sqrt(ratios.shape[0]) if ratios.shape[0] > 1 else np.inf
-        return log_z0 + log_mean, float(std)
+        log_z_base = float(np.sum(np.logaddexp(base, -base)))  # sum log(2 cosh)
+        return LogPartition(*_ais_band(log_w, log_z_base), "ais")
 
-    def log_partition(self, return_std=False):
-        """Log partition function ``log Z`` of the fitted model.
+    def log_partition_function(self):
+        """``log Z`` of the fitted model with its uncertainty band.
 
         Exact (Gray-code enumeration of the ``2^d`` states) or estimated by AIS
-        according to ``score_method``. The value is computed once per fitted
-        state and cached, so :meth:`score_samples` is deterministic.
-
-        Parameters
-        ----------
-        return_std : bool, default=False
-            Also return the standard error of the estimate: 0 when exact; for
-            AIS the delta-method standard error ``std(w) / (sqrt(K) mean(w))`` of
-            the log of the mean importance weight over ``K`` chains. A band of
-            ``+- 3`` standard errors is the usual report (AIS is unbiased for
-            ``Z``, so ``log Z`` is underestimated on average).
+        according to ``score_method``. Computed once per fitted state and
+        setting, then cached, so that :meth:`score_samples` is deterministic
+        and does not depend on the other rows it is given; AIS uses a random
+        stream fixed at fit time.
 
         Returns
         -------
-        log_z : float
-            Log partition function.
-        log_z_std : float
-            Its standard error (only with ``return_std=True``).
+        log_partition : LogPartition
+            ``(log_z, lower, upper, method)``. For AIS, ``lower`` and ``upper``
+            are ``log(mean(w) -+ 3 std(w) / sqrt(K))`` over the ``K`` importance
+            weights (AIS is unbiased for ``Z``, so ``log Z`` is underestimated on
+            average); for the exact method the band is the value itself.
         """
         check_is_fitted(self)
         method = self._resolved_score_method()
-        key = (
-            method,
-            self.ais_n_chains,
-            self.ais_n_betas,
-            self.coupling_.tobytes(),
-            self.intercept_.tobytes(),
-        )
-        cache = getattr(self, "_log_partition_cache", None)
-        if cache is None or cache[0] != key:
+        betas = self.ais_betas
+        if not isinstance(betas, (str, numbers.Integral)):
+            betas = tuple(np.ravel(betas))
+        key = (method,) if method == "exact" else (method, self.ais_n_chains, betas)
+        if key not in self._log_partition_cache:
             if method == "exact":
-                value = (kernels.log_partition_exact(self.coupling_, self.intercept_), 0.0)
+                log_z = float(kernels.log_partition_exact(self.coupling_, self.intercept_))
+                self._log_partition_cache[key] = LogPartition(log_z, log_z, log_z, "exact")
             else:
-                value = self._ais_log_partition()
-            self._log_partition_cache = cache = (key, value)
-        log_z, std = cache[1]
-        return (log_z, std) if return_std else log_z
+                self._log_partition_cache[key] = self._log_partition_ais()
+        return self._log_partition_cache[key]
 
     def score_samples(self, X):
         """Log-likelihood ``log P(x)`` of each sample under the fitted model.
 
         The true log-likelihood ``1/2 x^T M x + b^T x - log Z``, with ``log Z``
-        from :meth:`log_partition` (exact or AIS, see ``score_method``).
+        from :meth:`log_partition_function` (exact or AIS, see ``score_method``).
 
         Parameters
         ----------
@@ -1094,7 +1083,8 @@ class FVBMPseudoLikelihood(BaseEstimator):
             Per-sample log-likelihood.
         """
         spins = self._spins(X)
-        return _energies(spins, self.coupling_, self.intercept_) - self.log_partition()
+        log_z = self.log_partition_function().log_z
+        return _energies(spins, self.coupling_, self.intercept_) - log_z
 
     def score(self, X, y=None):
         """Mean log-likelihood of the samples (see :meth:`score_samples`).
@@ -1113,18 +1103,24 @@ class FVBMPseudoLikelihood(BaseEstimator):
         """
         return float(np.mean(self.score_samples(X)))
 
-    def sample(self, n_samples=1, random_state=None):
+    def sample(self, n_samples=1, *, burn_in=1000, thinning=10, random_state=None):
         """Draw samples from the fitted model, in the convention of the training data.
 
-        Exact by enumeration for ``d <= 20``; beyond, Gibbs sampling with
-        ``gibbs_burn_in`` and ``gibbs_thinning`` (see :func:`sample_fvbm`).
+        Exact by enumeration for ``d <= 20``; beyond, Gibbs sampling from
+        :data:`GIBBS_CHAINS` chains with ``burn_in`` and ``thinning`` (see
+        :func:`sample_fvbm`).
 
         Parameters
         ----------
         n_samples : int, default=1
             Number of samples.
+        burn_in : int, default=1000
+            Gibbs sweeps discarded at the start of each chain (Gibbs only).
+        thinning : int, default=10
+            Gibbs sweeps between two kept states of a chain (Gibbs only).
         random_state : int, RandomState instance or None, default=None
-            Seed of the draws; None uses the estimator's ``random_state``.
+            Seed of the draws; ``None`` uses the estimator's ``random_state``,
+            so an int ``random_state`` gives the same samples on every call.
 
         Returns
         -------
@@ -1132,15 +1128,13 @@ class FVBMPseudoLikelihood(BaseEstimator):
             Samples with values in ``input_values_``.
         """
         check_is_fitted(self)
-        if random_state is None:
-            random_state = self.random_state
         spins = sample_fvbm(
             self.coupling_,
             self.intercept_,
             n_samples,
-            burn_in=self.gibbs_burn_in,
-            thinning=self.gibbs_thinning,
-            random_state=random_state,
+            burn_in=burn_in,
+            thinning=thinning,
+            random_state=self.random_state if random_state is None else random_state,
         )
         return _from_spins(spins, self.input_values_)
 
