@@ -122,7 +122,10 @@ def peer_nodewise_logistic(X):
 
 
 def existence_table(n_draws, solver):
-    print(f"\nSeed couplings N(0, 0.5): MPLE non-existence ({n_draws} draws per d, solver={solver!r})")
+    print(
+        f"\nSeed couplings N(0, 0.5): MPLE non-existence "
+        f"({n_draws} draws per d, solver={solver!r})"
+    )
     print(f"{'d':>3} {'no MPLE':>8} {'rate':>6} {'distinct rows':>14}")
     for d in DIMENSIONS:
         missing, distinct = 0, []
@@ -132,8 +135,11 @@ def existence_table(n_draws, solver):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 FVBMPseudoLikelihood(solver=solver, compute_std=False).fit(X)
-            missing += any(issubclass(w.category, MPLEDoesNotExistWarning) for w in caught)
-        print(f"{d:>3} {missing:>4}/{n_draws:<3} {missing / n_draws:>6.0%} {np.median(distinct):>14.0f}")
+            missing += any(
+                issubclass(w.category, MPLEDoesNotExistWarning) for w in caught
+            )
+        rate, rows = missing / n_draws, np.median(distinct)
+        print(f"{d:>3} {missing:>4}/{n_draws:<3} {rate:>6.0%} {rows:>14.0f}")
 
 
 def mse_table(n_draws):
@@ -158,7 +164,9 @@ def mse_table(n_draws):
             theta = _pack(est.intercept_, est.coupling_)
             errors.append(np.mean((theta - _pack(intercept, coupling)) ** 2))
             predicted.append(np.mean(_pack(est.intercept_std_, est.coupling_std_) ** 2))
-            agreement.append(np.mean((theta - _pack(tight.intercept_, tight.coupling_)) ** 2))
+            agreement.append(
+                np.mean((theta - _pack(tight.intercept_, tight.coupling_)) ** 2)
+            )
             sweeps.append(est.n_iter_)
             monotone &= bool(np.all(np.diff(est.pseudo_likelihood_curve_) >= -1e-12))
         print(
@@ -182,8 +190,9 @@ def solver_params(solver):
 def tight_curves(X):
     """Each solver's objective after every iteration, converged to tol=1e-12."""
     return {
-        solver: fit_quietly(X, **solver_params(solver), tol=1e-12, max_iter=20_000)
-        .pseudo_likelihood_curve_
+        solver: fit_quietly(
+            X, **solver_params(solver), tol=1e-12, max_iter=20_000
+        ).pseudo_likelihood_curve_
         for solver in SOLVERS
     }
 
@@ -202,20 +211,25 @@ def speed_table(repeats):
     print(f"\nSpeed at d={d}, n={N_SAMPLES} (best of {repeats}; BLAS on 1 thread)")
     print(f"maximum mean log-PL {optimum:.10f}")
     for peer_name, peer in peers.items():
-        peer_time, theta = best_time(lambda: peer(X), repeats)
+        peer_time, theta = best_time(lambda peer=peer: peer(X), repeats)
         target = numpy_log_pl(theta, X)[0]
         print(
             f"\npeer: {peer_name}: {peer_time:.3f} s, log-PL gap to the maximum "
             f"{optimum - target:.2e}"
         )
-        print(f"{'solver':>10} {'iters':>6} {'our time':>9} {'peer time':>10} {'ratio':>7}")
+        header = ("solver", "iters", "our time", "peer time", "ratio")
+        print("{:>10} {:>6} {:>9} {:>10} {:>7}".format(*header))
         for solver, curve in curves.items():
             reached = np.flatnonzero(curve >= target)
             if not reached.size:
                 print(f"{solver:>10}  did not reach the peer's log-PL")
                 continue
-            params = dict(solver_params(solver), tol=0.0, max_iter=max(int(reached[0]), 1))
-            our_time, _ = best_time(lambda: fit_quietly(X, **params), repeats)
+            params = dict(
+                solver_params(solver), tol=0.0, max_iter=max(int(reached[0]), 1)
+            )
+            our_time, _ = best_time(
+                lambda params=params: fit_quietly(X, **params), repeats
+            )
             label = f"ga ({GA_STEP})" if solver == "ga" else solver
             print(
                 f"{label:>10} {params['max_iter']:>6} "
@@ -233,11 +247,12 @@ def anchors(X, repeats):
         lambda: FVBMPseudoLikelihood(solver="mm").fit(X), max(1, repeats // 2)
     )
     print("\nAnchors (default tol=1e-5)")
+    anchor_time = per_sweep * BSLM_ANCHOR_SWEEPS
     print(
-        f"bslm: {est.n_iter_} sweeps in {bslm_time:.2f} s ({per_sweep * 1e3:.1f} ms/sweep); "
-        f"{BSLM_ANCHOR_SWEEPS} sweeps take {per_sweep * BSLM_ANCHOR_SWEEPS:.2f} s vs the "
-        f"anchor's {BSLM_ANCHOR_SECONDS:.0f} s: "
-        f"{BSLM_ANCHOR_SECONDS / (per_sweep * BSLM_ANCHOR_SWEEPS):.1f}x cheaper"
+        f"bslm: {est.n_iter_} sweeps in {bslm_time:.2f} s "
+        f"({per_sweep * 1e3:.1f} ms/sweep); {BSLM_ANCHOR_SWEEPS} sweeps take "
+        f"{anchor_time:.2f} s vs the anchor's {BSLM_ANCHOR_SECONDS:.0f} s: "
+        f"{BSLM_ANCHOR_SECONDS / anchor_time:.1f}x cheaper"
     )
     print(f"mm:   {mm.n_iter_} iterations in {mm_time:.3f} s")
     print(f"mm with sandwich standard errors: {std_time:.3f} s")

@@ -59,15 +59,18 @@ data = {
 # log10 of its rise at each sweep.
 fig, axes = plt.subplots(1, len(DIMENSIONS), figsize=(3.2 * len(DIMENSIONS), 3.2))
 fits = {}
-for ax, d in zip(np.atleast_1d(axes), DIMENSIONS):
+for ax, d in zip(np.atleast_1d(axes), DIMENSIONS, strict=True):
     rise_ax = ax.twinx()
-    for rep, (X, coupling, intercept) in enumerate(data[d]):
-        est = FVBMPseudoLikelihood(solver="bslm", init="random", random_state=rep).fit(X)
+    for rep, (X, _, _) in enumerate(data[d]):
+        bslm = FVBMPseudoLikelihood(solver="bslm", init="random", random_state=rep)
+        est = bslm.fit(X)
         fits[d, rep] = est
         curve = est.pseudo_likelihood_curve_
         assert np.all(np.diff(curve) >= -1e-12)  # the seed's Theorem 1
         ax.plot(curve, color=f"C{rep}")
-        rise_ax.plot(np.log10(np.maximum(np.diff(curve), 1e-16)), "--", color=f"C{rep}", lw=0.8)
+        rise_ax.plot(
+            np.log10(np.maximum(np.diff(curve), 1e-16)), "--", color=f"C{rep}", lw=0.8
+        )
     ax.set_title(f"d = {d}")
     ax.set_xlabel("sweep")
 np.atleast_1d(axes)[0].set_ylabel("mean log-PL")
@@ -85,13 +88,17 @@ X = data[d][0][0]
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # max_iter warnings of the deliberately tight runs
     optimum = (
-        FVBMPseudoLikelihood(solver="lbfgs", tol=1e-12, max_iter=5000, compute_std=False)
+        FVBMPseudoLikelihood(
+            solver="lbfgs", tol=1e-12, max_iter=5000, compute_std=False
+        )
         .fit(X)
         .pseudo_likelihood_curve_[-1]
     )
 fig, (by_iter, by_time) = plt.subplots(1, 2, figsize=(9, 3.4))
 for solver, step in [("bslm", 1.0), ("ga", 0.5), ("mm", 1.0), ("lbfgs", 1.0)]:
-    est = FVBMPseudoLikelihood(solver=solver, step_size=step, tol=1e-9, compute_std=False)
+    est = FVBMPseudoLikelihood(
+        solver=solver, step_size=step, tol=1e-9, compute_std=False
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X[:100])  # compile the kernels outside the clock
@@ -123,7 +130,9 @@ for d in DIMENSIONS:
     for rep, (X, coupling, intercept) in enumerate(data[d]):
         est = fits[d, rep]
         theta = _pack(est.intercept_, est.coupling_)
-        tight = FVBMPseudoLikelihood(solver="lbfgs", tol=1e-11, compute_std=False).fit(X)
+        tight = FVBMPseudoLikelihood(solver="lbfgs", tol=1e-11, compute_std=False).fit(
+            X
+        )
         errors.append(np.mean((theta - _pack(intercept, coupling)) ** 2))
         variances.append(np.mean(_pack(est.intercept_std_, est.coupling_std_) ** 2))
         gaps.append(np.mean((theta - _pack(tight.intercept_, tight.coupling_)) ** 2))
@@ -131,7 +140,8 @@ for d in DIMENSIONS:
     predicted.append(np.mean(variances))
     agreement.append(np.mean(gaps))
     print(
-        f"d={d:>2}: MSE to truth {mse[-1]:.2e}, sandwich prediction {predicted[-1]:.2e}, "
+        f"d={d:>2}: MSE to truth {mse[-1]:.2e}, "
+        f"sandwich prediction {predicted[-1]:.2e}, "
         f"BSLM vs tight L-BFGS {agreement[-1]:.2e}"
     )
 

@@ -116,7 +116,9 @@ def _distinct_rows(spins):
     """
     n, d = spins.shape
     if d < 63:  # one int64 code per row: a 1-d unique, far cheaper than axis=0
-        codes = (spins > 0).astype(np.int64) @ (np.int64(1) << np.arange(d, dtype=np.int64))
+        codes = (spins > 0).astype(np.int64) @ (
+            np.int64(1) << np.arange(d, dtype=np.int64)
+        )
         _, first, counts = np.unique(codes, return_index=True, return_counts=True)
         rows = spins[first]
     else:
@@ -378,7 +380,9 @@ def _iterate(step, value, problem, tol, max_iter, verbose):
             return curve, iteration, False
         rise = curve[-1] - curve[-2]
         if verbose:
-            print(f"iteration {iteration}: mean log-PL {curve[-1]:.10f} (rise {rise:.3e})")
+            print(
+                f"iteration {iteration}: mean log-PL {curve[-1]:.10f} (rise {rise:.3e})"
+            )
         if abs(rise) * problem.n_samples < tol:
             return curve, iteration, True
     return curve, max_iter, False
@@ -415,7 +419,9 @@ def _solve_bslm(problem, intercept, coupling, estimator):
 
 
 def _solve_ga(problem, intercept, coupling, estimator):
-    return _solve_coordinate(problem, intercept, coupling, estimator, estimator.step_size)
+    return _solve_coordinate(
+        problem, intercept, coupling, estimator, estimator.step_size
+    )
 
 
 def _solve_mm(problem, intercept, coupling, estimator):
@@ -440,7 +446,9 @@ def _solve_mm(problem, intercept, coupling, estimator):
     state = {"theta": theta, "gradient": gradient}
 
     def step():
-        state["theta"] = state["theta"] + scipy.linalg.cho_solve(factor, state["gradient"])
+        state["theta"] = state["theta"] + scipy.linalg.cho_solve(
+            factor, state["gradient"]
+        )
         new_value, state["gradient"] = problem.value_and_gradient(state["theta"])
         return new_value
 
@@ -613,7 +621,9 @@ def _newton_certificate(X, w, intercept, coupling, T, hessian):
     """
     if hessian is None:
         return False
-    _, grad_b, grad_M = kernels.pseudo_log_likelihood_gradient(X, w, intercept, coupling)
+    _, grad_b, grad_M = kernels.pseudo_log_likelihood_gradient(
+        X, w, intercept, coupling
+    )
     step = scipy.linalg.cho_solve(hessian, _pack(grad_b, grad_M))
     moves = X * kernels.predictors(X, *_unpack(step, X.shape[1]))
     return bool(np.max((1.0 + X * T) * moves) < 0.999)
@@ -661,7 +671,9 @@ def _curvature_at(X, w, intercept, coupling, alpha):
     is None when ``H`` is singular (data whose MPLE does not exist).
     """
     _, T = kernels.conditional_terms(X, intercept, coupling)
-    hessian = kernels.node_gram(X, w[:, None] * (1.0 - T**2), kernels.parameter_index(X.shape[1]))
+    hessian = kernels.node_gram(
+        X, w[:, None] * (1.0 - T**2), kernels.parameter_index(X.shape[1])
+    )
     hessian[np.diag_indices_from(hessian)] += alpha
     try:
         return T, scipy.linalg.cho_factor(hessian)
@@ -953,7 +965,9 @@ class FVBMPseudoLikelihood(BaseEstimator):
         T, hessian = _curvature_at(rows, w, intercept, coupling, float(self.alpha))
         self.mple_exists_ = True
         if self.alpha == 0:
-            self.mple_exists_ = _check_existence(rows, w, intercept, coupling, T, hessian)
+            self.mple_exists_ = _check_existence(
+                rows, w, intercept, coupling, T, hessian
+            )
         if not converged and self.mple_exists_:
             warnings.warn(
                 f"{self.solver!r} stopped after max_iter={self.max_iter} iterations "
@@ -1060,8 +1074,12 @@ class FVBMPseudoLikelihood(BaseEstimator):
         key = (method,) if method == "exact" else (method, self.ais_n_chains, betas)
         if key not in self._log_partition_cache:
             if method == "exact":
-                log_z = float(kernels.log_partition_exact(self.coupling_, self.intercept_))
-                self._log_partition_cache[key] = LogPartition(log_z, log_z, log_z, "exact")
+                log_z = float(
+                    kernels.log_partition_exact(self.coupling_, self.intercept_)
+                )
+                self._log_partition_cache[key] = LogPartition(
+                    log_z, log_z, log_z, "exact"
+                )
             else:
                 self._log_partition_cache[key] = self._log_partition_ais()
         return self._log_partition_cache[key]

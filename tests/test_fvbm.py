@@ -17,7 +17,10 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.utils import estimator_checks
-from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
+from sklearn.utils.estimator_checks import (
+    check_param_validation,
+    parametrize_with_checks,
+)
 from threadpoolctl import threadpool_limits
 
 from sklearn_rbm._fvbm import (
@@ -48,7 +51,10 @@ def numpy_log_pl(theta, X, alpha=0.0):
     M = M + M.T
     A = X @ M + b
     # log P(x_j | rest) = x_j a_j - log(e^a_j + e^-a_j)
-    return np.mean(np.sum(X * A - np.logaddexp(A, -A), axis=1)) - 0.5 * alpha * theta @ theta
+    return (
+        np.mean(np.sum(X * A - np.logaddexp(A, -A), axis=1))
+        - 0.5 * alpha * theta @ theta
+    )
 
 
 def numpy_unpack(theta, d):
@@ -74,7 +80,8 @@ def numpy_gradient(theta, X, alpha=0.0):
 def numpy_hessian(theta, X):
     """Central differences of :func:`numpy_gradient`."""
     rows = [
-        (numpy_gradient(theta + 1e-5 * e, X) - numpy_gradient(theta - 1e-5 * e, X)) / 2e-5
+        (numpy_gradient(theta + 1e-5 * e, X) - numpy_gradient(theta - 1e-5 * e, X))
+        / 2e-5
         for e in np.eye(theta.size)
     ]
     return 0.5 * (np.array(rows) + np.array(rows).T)
@@ -151,7 +158,12 @@ def test_every_solver_reaches_the_independent_maximiser(well_posed, solver, alph
     X = well_posed[0]
     reference = numpy_maximiser(X, alpha) if alpha else None
     est = FVBMPseudoLikelihood(
-        solver=solver, step_size=0.8, alpha=alpha, tol=1e-10, max_iter=5000, compute_std=False
+        solver=solver,
+        step_size=0.8,
+        alpha=alpha,
+        tol=1e-10,
+        max_iter=5000,
+        compute_std=False,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # step_size ignored by non-ga
@@ -170,7 +182,9 @@ def test_ga_with_unit_step_is_bslm(well_posed):
     bslm = FVBMPseudoLikelihood(solver="bslm", compute_std=False).fit(X)
     ga = FVBMPseudoLikelihood(solver="ga", step_size=1.0, compute_std=False).fit(X)
     np.testing.assert_array_equal(bslm.coupling_, ga.coupling_)
-    np.testing.assert_array_equal(bslm.pseudo_likelihood_curve_, ga.pseudo_likelihood_curve_)
+    np.testing.assert_array_equal(
+        bslm.pseudo_likelihood_curve_, ga.pseudo_likelihood_curve_
+    )
 
 
 def test_mm_needs_fewer_iterations_than_bslm_at_d20():
@@ -210,7 +224,9 @@ def test_seed_couplings_give_nonexistent_mple_and_it_is_detected():
         X, _, _ = make_fvbm(16000, 10, random_state=1000 + seed)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            est = FVBMPseudoLikelihood(solver="lbfgs", tol=1e-10, compute_std=False).fit(X)
+            est = FVBMPseudoLikelihood(
+                solver="lbfgs", tol=1e-10, compute_std=False
+            ).fit(X)
         flagged = any(issubclass(w.category, MPLEDoesNotExistWarning) for w in caught)
         assert flagged == (est.mple_exists_ is False)
         verdicts.append(est.mple_exists_)
@@ -289,7 +305,9 @@ def test_exact_score_matches_brute_force_enumeration(n_features):
     log_z = brute_force_log_z(est.coupling_, est.intercept_)
     assert est.log_partition_function().log_z == pytest.approx(log_z, abs=1e-10)
     S = all_states(n_features)
-    expected = 0.5 * np.einsum("ij,jk,ik->i", S, est.coupling_, S) + S @ est.intercept_ - log_z
+    expected = (
+        0.5 * np.einsum("ij,jk,ik->i", S, est.coupling_, S) + S @ est.intercept_ - log_z
+    )
     np.testing.assert_allclose(est.score_samples(S), expected, rtol=0, atol=1e-10)
     assert logsumexp(est.score_samples(S)) == pytest.approx(0.0, abs=1e-10)
 
@@ -316,8 +334,11 @@ def test_ais_lands_within_its_band_of_the_exact_value_at_d20():
     first = est.score_samples(X[:50])
     np.testing.assert_array_equal(first, est.score_samples(X[:50]))
     np.testing.assert_array_equal(first[10:20], est.score_samples(X[10:20]))
-    np.testing.assert_allclose(first, est.set_params(score_method="exact").score_samples(X[:50]),
-                               atol=ais.upper - ais.lower)
+    np.testing.assert_allclose(
+        first,
+        est.set_params(score_method="exact").score_samples(X[:50]),
+        atol=ais.upper - ais.lower,
+    )
 
 
 def test_auto_score_uses_ais_beyond_enumeration_and_exact_raises():
@@ -351,11 +372,23 @@ def empirical_tv(draws, coupling, intercept):
 def test_sampler_draws_from_the_model(method):
     _, coupling, intercept = make_fvbm(10, 4, coupling_variance=0.8, random_state=5)
     draws = sample_fvbm(
-        coupling, intercept, 20000, method=method, burn_in=50, thinning=2, random_state=0
+        coupling,
+        intercept,
+        20000,
+        method=method,
+        burn_in=50,
+        thinning=2,
+        random_state=0,
     )
     assert empirical_tv(draws, coupling, intercept) < 0.03
     again = sample_fvbm(
-        coupling, intercept, 20000, method=method, burn_in=50, thinning=2, random_state=0
+        coupling,
+        intercept,
+        20000,
+        method=method,
+        burn_in=50,
+        thinning=2,
+        random_state=0,
     )
     np.testing.assert_array_equal(draws, again)
 
@@ -374,7 +407,9 @@ def test_sample_returns_the_training_convention(well_posed, values):
 def test_gibbs_sample_beyond_enumeration_is_reproducible():
     rng = np.random.default_rng(0)
     X = np.where(rng.random((200, 22)) < 0.5, 1.0, -1.0)
-    est = FVBMPseudoLikelihood(solver="mm", alpha=0.05, compute_std=False, random_state=0).fit(X)
+    est = FVBMPseudoLikelihood(
+        solver="mm", alpha=0.05, compute_std=False, random_state=0
+    ).fit(X)
     draws = est.sample(40, burn_in=20)
     assert draws.shape == (40, 22)
     np.testing.assert_array_equal(draws, est.sample(40, burn_in=20))
@@ -413,7 +448,9 @@ def test_standard_errors_shapes_and_symmetry(well_posed):
     coupling_ci, intercept_ci = est.confidence_intervals(0.1)
     assert np.all(coupling_ci[..., 0] <= coupling_ci[..., 1])
     narrower, _ = est.confidence_intervals(0.5)
-    assert np.all(narrower[..., 1] - narrower[..., 0] <= coupling_ci[..., 1] - coupling_ci[..., 0])
+    assert np.all(
+        narrower[..., 1] - narrower[..., 0] <= coupling_ci[..., 1] - coupling_ci[..., 0]
+    )
     no_std = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(well_posed[0])
     with pytest.raises(AttributeError, match="compute_std=True"):
         no_std.confidence_intervals()
@@ -429,7 +466,9 @@ def test_both_conventions_give_the_same_model(well_posed):
     bits = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit((X + 1) / 2)
     np.testing.assert_array_equal(spins.coupling_, bits.coupling_)
     assert spins.score(X) == pytest.approx(bits.score((X + 1) / 2), abs=1e-12)
-    float32 = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(X.astype(np.float32))
+    float32 = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(
+        X.astype(np.float32)
+    )
     np.testing.assert_array_equal(spins.coupling_, float32.coupling_)
 
 
@@ -439,7 +478,9 @@ def test_pseudo_log_likelihood_is_the_fitted_objective(well_posed):
     per_sample = est.pseudo_log_likelihood(X)
     assert per_sample.shape == (X.shape[0],)
     assert per_sample.mean() == pytest.approx(numpy_log_pl(theta_of(est), X), abs=1e-12)
-    assert per_sample.mean() == pytest.approx(est.pseudo_likelihood_curve_[-1], abs=1e-12)
+    assert per_sample.mean() == pytest.approx(
+        est.pseudo_likelihood_curve_[-1], abs=1e-12
+    )
     # Pseudo-likelihood is not likelihood.
     assert abs(est.score(X) - per_sample.mean()) > 1e-3
 
@@ -454,7 +495,9 @@ def test_same_random_state_gives_bit_identical_results(well_posed):
     np.testing.assert_array_equal(first.score_samples(X), second.score_samples(X))
     np.testing.assert_array_equal(first.sample(100), second.sample(100))
     other = FVBMPseudoLikelihood(**{**params, "random_state": 12}).fit(X)
-    assert not np.array_equal(first.pseudo_likelihood_curve_, other.pseudo_likelihood_curve_)
+    assert not np.array_equal(
+        first.pseudo_likelihood_curve_, other.pseudo_likelihood_curve_
+    )
 
 
 def test_read_only_input_pickle_and_clone(well_posed):
@@ -488,20 +531,26 @@ def test_verbose_prints_the_objective(well_posed, capsys):
 def test_non_binary_input_shows_an_offending_value():
     X = np.ones((10, 3))
     X[4, 2] = 0.5
-    with pytest.raises(ValueError, match=r"\{0, 1\} or in \{-1, 1\}; found X\[4, 2\] = .*0\.5"):
+    with pytest.raises(
+        ValueError, match=r"\{0, 1\} or in \{-1, 1\}; found X\[4, 2\] = .*0\.5"
+    ):
         FVBMPseudoLikelihood().fit(X)
 
 
 def test_mixed_conventions_are_rejected():
     X = np.array([[0.0, 1.0], [1.0, -1.0], [1.0, 1.0]])
-    with pytest.raises(ValueError, match=r"mixes the \{0, 1\} and \{-1, 1\}.*X\[0, 0\] = 0"):
+    with pytest.raises(
+        ValueError, match=r"mixes the \{0, 1\} and \{-1, 1\}.*X\[0, 0\] = 0"
+    ):
         FVBMPseudoLikelihood().fit(X)
 
 
 def test_constant_feature_warns_and_alpha_fixes_it(well_posed):
     X = well_posed[0].copy()
     X[:, 2] = 1.0
-    with pytest.warns(MPLEDoesNotExistWarning, match=r"constant.*features \[2\].*alpha > 0") as caught:
+    with pytest.warns(
+        MPLEDoesNotExistWarning, match=r"constant.*features \[2\].*alpha > 0"
+    ) as caught:
         est = FVBMPseudoLikelihood(solver="mm").fit(X)
     assert caught[0].filename == __file__  # points at the user's call
     assert est.mple_exists_ is False
@@ -516,7 +565,9 @@ def test_constant_feature_warns_and_alpha_fixes_it(well_posed):
 def test_separable_data_warn(well_posed):
     X = well_posed[0].copy()
     X[:, 4] = -X[:, 0]
-    with pytest.warns(MPLEDoesNotExistWarning, match=r"separation.*features \[0, 4\]") as caught:
+    with pytest.warns(
+        MPLEDoesNotExistWarning, match=r"separation.*features \[0, 4\]"
+    ) as caught:
         est = FVBMPseudoLikelihood(solver="lbfgs", compute_std=False).fit(X)
     assert caught[0].filename == __file__
     assert est.mple_exists_ is False
@@ -537,7 +588,9 @@ def test_non_finite_input_is_rejected(bad, message):
 
 def test_wrong_number_of_features_at_score_time(well_posed):
     est = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(well_posed[0])
-    with pytest.raises(ValueError, match="X has 5 features, but FVBMPseudoLikelihood is expecting 6"):
+    with pytest.raises(
+        ValueError, match="X has 5 features, but FVBMPseudoLikelihood is expecting 6"
+    ):
         est.score(well_posed[0][:, :5])
     with pytest.raises(ValueError, match="binary"):
         est.score_samples(well_posed[0] * 2)
@@ -551,7 +604,9 @@ def test_unknown_solver_lists_the_valid_ones(well_posed):
 
 def test_step_size_warnings(well_posed):
     X = well_posed[0]
-    with pytest.warns(UserWarning, match="no monotone or convergence guarantee") as caught:
+    with pytest.warns(
+        UserWarning, match="no monotone or convergence guarantee"
+    ) as caught:
         FVBMPseudoLikelihood(solver="ga", step_size=1.5, compute_std=False).fit(X)
     assert caught[0].filename == __file__
     with pytest.warns(UserWarning, match="only used by solver='ga'"):
@@ -568,7 +623,9 @@ def test_diverging_fit_raises_naming_the_step_size(well_posed):
 
 def test_max_iter_gives_convergence_warning(well_posed):
     with pytest.warns(ConvergenceWarning, match="max_iter=3") as caught:
-        FVBMPseudoLikelihood(solver="bslm", max_iter=3, compute_std=False).fit(well_posed[0])
+        FVBMPseudoLikelihood(solver="bslm", max_iter=3, compute_std=False).fit(
+            well_posed[0]
+        )
     assert caught[0].filename == __file__
 
 
@@ -609,11 +666,15 @@ CHECKED = [FVBMPseudoLikelihood(solver=solver) for solver in SOLVERS]
 
 @parametrize_with_checks(CHECKED, expected_failed_checks=expected_failed_checks)
 def test_sklearn_estimator_checks(estimator, check, monkeypatch):
-    monkeypatch.setattr(estimator_checks, "_enforce_estimator_tags_X", _binarised_check_data)
+    monkeypatch.setattr(
+        estimator_checks, "_enforce_estimator_tags_X", _binarised_check_data
+    )
     check(estimator)
 
 
 @pytest.mark.parametrize("estimator", CHECKED, ids=lambda est: est.solver)
 def test_parameter_validation(estimator, monkeypatch):
-    monkeypatch.setattr(estimator_checks, "_enforce_estimator_tags_X", _binarised_check_data)
+    monkeypatch.setattr(
+        estimator_checks, "_enforce_estimator_tags_X", _binarised_check_data
+    )
     check_param_validation(type(estimator).__name__, estimator)

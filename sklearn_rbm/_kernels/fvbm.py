@@ -46,7 +46,7 @@ def _tanh_from_exp2(e):
 
 @jit
 def _log_cosh_from_exp2(a, e):
-    """``log cosh(a)`` from ``a`` and ``e = exp(2 a)``: ``|a| + log1p(exp(-2|a|)) - log 2``."""
+    """``log cosh(a) = |a| + log1p(exp(-2|a|)) - log 2``, given ``e = exp(2a)``."""
     small = e if a < 0.0 else 1.0 / e
     return abs(a) + np.log1p(small) - LOG2
 
@@ -350,7 +350,7 @@ def log_partition_exact(M, b):
 
 @jit
 def state_energies(M, b):
-    """Energies of all ``2^d`` states, indexed by code (bit ``j`` = unit ``j`` is +1)."""
+    """Energies of all ``2^d`` states, indexed by code (bit ``j``: unit ``j`` is +1)."""
     d = b.shape[0]
     total = 1 << d
     chunk = min(total, 1 << _CHUNK_BITS)
