@@ -366,26 +366,49 @@ class _Problem:
         return value - self.penalty(intercept, coupling), gradient
 
 
-def _iterate(step, value, problem, tol, max_iter, verbose):
-    """Run ``step()`` (which returns the new objective) until the rise of the
-    seed's ``P_n`` (the sum over samples) drops below ``tol`` in absolute value.
+class _Monitor:
+    """The objective after every iteration, and the stopping rule all solvers share.
+
+    A solver stops when the seed's ``P_n`` (the sum over samples, i.e. ``n``
+    times the mean we record) changes by less than ``tol`` in one iteration, or
+    when the objective is no longer finite (a diverging fit).
+    """
+
+    def __init__(self, value, problem, estimator):
+        self.curve = [value]
+        self.n_samples = problem.n_samples
+        self.tol = estimator.tol
+        self.verbose = estimator.verbose
+        self.stopped = False
+
+    @property
+    def n_iter(self):
+        return len(self.curve) - 1
+
+    def record(self, value):
+        """Append ``value``; True when the solver should stop."""
+        self.curve.append(value)
+        rise = value - self.curve[-2]
+        if self.verbose:
+            print(
+                f"iteration {self.n_iter}: mean log-PL {value:.10f} (rise {rise:.3e})"
+            )
+        self.stopped = not np.isfinite(value) or abs(rise) * self.n_samples < self.tol
+        return self.stopped
+
+
+def _iterate(step, value, problem, estimator):
+    """Run ``step()`` (which returns the new objective) under a :class:`_Monitor`.
 
     Returns the objective curve (first entry: the initial point), the number of
-    iterations and whether it converged before ``max_iter``.
+    iterations and whether the stopping rule was met before ``max_iter``.
     """
-    curve = [value]
-    for iteration in range(1, max_iter + 1):
-        curve.append(step())
-        if not np.isfinite(curve[-1]):
-            return curve, iteration, False
-        rise = curve[-1] - curve[-2]
-        if verbose:
-            print(
-                f"iteration {iteration}: mean log-PL {curve[-1]:.10f} (rise {rise:.3e})"
-            )
-        if abs(rise) * problem.n_samples < tol:
-            return curve, iteration, True
-    return curve, max_iter, False
+    monitor = _Monitor(value, problem, estimator)
+    for _ in range(estimator.max_iter):
+        if monitor.record(step()):
+            break
+    converged = monitor.stopped and bool(np.isfinite(monitor.curve[-1]))
+    return monitor.curve, monitor.n_iter, converged
 
 
 def _solve_coordinate(problem, intercept, coupling, estimator, step_size):
@@ -408,9 +431,7 @@ def _solve_coordinate(problem, intercept, coupling, estimator, step_size):
         )
         return objective(log_pl)
 
-    curve, n_iter, converged = _iterate(
-        step, value, problem, estimator.tol, estimator.max_iter, estimator.verbose
-    )
+    curve, n_iter, converged = _iterate(step, value, problem, estimator)
     return intercept, coupling, curve, n_iter, converged
 
 
@@ -452,31 +473,8 @@ def _solve_mm(problem, intercept, coupling, estimator):
         new_value, state["gradient"] = problem.value_and_gradient(state["theta"])
         return new_value
 
-    curve, n_iter, converged = _iterate(
-        step, value, problem, estimator.tol, estimator.max_iter, estimator.verbose
-    )
+    curve, n_iter, converged = _iterate(step, value, problem, estimator)
     return (*_unpack(state["theta"], d), curve, n_iter, converged)
-
-
-class _StopOnRise:
-    """L-BFGS callback: records the objective, stops on the same rule as the others."""
-
-    def __init__(self, value, problem, tol, verbose):
-        self.curve = [value]
-        self.problem = problem
-        self.tol = tol
-        self.verbose = verbose
-
-    def __call__(self, intermediate_result):
-        self.curve.append(-intermediate_result.fun)
-        rise = self.curve[-1] - self.curve[-2]
-        if self.verbose:
-            print(
-                f"iteration {len(self.curve) - 1}: mean log-PL {self.curve[-1]:.10f} "
-                f"(rise {rise:.3e})"
-            )
-        if abs(rise) * self.problem.n_samples < self.tol:
-            raise StopIteration
 
 
 def _solve_lbfgs(problem, intercept, coupling, estimator):
@@ -486,12 +484,15 @@ def _solve_lbfgs(problem, intercept, coupling, estimator):
     all solvers stop on the same rise of ``P_n``.
     """
     theta = _pack(intercept, coupling)
-    value, _ = problem.value_and_gradient(theta)
-    callback = _StopOnRise(value, problem, estimator.tol, estimator.verbose)
+    monitor = _Monitor(problem.value_and_gradient(theta)[0], problem, estimator)
 
     def negative(theta):
         value, gradient = problem.value_and_gradient(theta)
         return -value, -gradient
+
+    def callback(intermediate_result):
+        if monitor.record(-intermediate_result.fun):
+            raise StopIteration
 
     result = scipy.optimize.minimize(
         negative,
@@ -501,9 +502,15 @@ def _solve_lbfgs(problem, intercept, coupling, estimator):
         callback=callback,
         options={"maxiter": estimator.max_iter, "ftol": 0.0, "gtol": 0.0},
     )
-    n_iter = len(callback.curve) - 1
-    converged = n_iter < estimator.max_iter
-    return (*_unpack(result.x, problem.n_features), callback.curve, n_iter, converged)
+    # Without the rule, L-BFGS-B stops early only when its line search can no
+    # longer make progress: converged to machine precision.
+    converged = monitor.stopped or monitor.n_iter < estimator.max_iter
+    return (
+        *_unpack(result.x, problem.n_features),
+        monitor.curve,
+        monitor.n_iter,
+        converged,
+    )
 
 
 _SOLVERS = {
@@ -881,12 +888,6 @@ class FVBMPseudoLikelihood(BaseEstimator):
         self.compute_std = compute_std
         self.random_state = random_state
         self.verbose = verbose
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = False
-        tags.input_tags.sparse = False
-        return tags
 
     # -- fitting ------------------------------------------------------------
 
