@@ -49,6 +49,13 @@ GIBBS_CHAINS = 16
 # constraints (distinct rows x d) and by cutting planes beyond.
 _SEPARATION_FULL_LP_ROWS = 50_000
 _SEPARATION_MAX_ROUNDS = 20
+# Dense p x p matrices (p = d(d+1)/2: the 'mm' bound, the Hessian of the
+# certificate and of the sandwich) are formed up to d = 100 (200 MB).
+_MAX_DENSE_PARAMETERS = 5050
+
+
+def _dense_fits(n_features):
+    return n_features * (n_features + 1) // 2 <= _MAX_DENSE_PARAMETERS
 
 
 class MPLEDoesNotExistWarning(ConvergenceWarning):
@@ -455,6 +462,12 @@ def _solve_mm(problem, intercept, coupling, estimator):
     monotone like BSLM, with one Cholesky factorisation for the whole fit.
     """
     d = problem.n_features
+    if not _dense_fits(d):
+        raise ValueError(
+            f"solver='mm' factorises a p x p matrix, p = d(d+1)/2 = {d * (d + 1) // 2} "
+            f"here, and is limited to p <= {_MAX_DENSE_PARAMETERS} (d <= 100); use "
+            "solver='lbfgs' or 'bslm'."
+        )
     index = kernels.parameter_index(d)
     weights = np.repeat(problem.w[:, None], d, axis=1)
     curvature = kernels.node_gram(problem.X, weights, index)
@@ -642,7 +655,9 @@ def _check_existence(X, w, intercept, coupling, T, hessian):
     The check is exact, not a symptom of the fit (a slow solver can meet
     ``tol`` long before its run-off to infinity shows): a constant feature, then
     the Newton certificate of existence (cheap), then the separation LP (see
-    :func:`_separating_direction`). Returns None if it could not decide.
+    :func:`_separating_direction`). Returns None if it could not decide, or
+    (without warning) when ``d > 100`` and the LP would be large: then only
+    constant features are detected.
     """
     constant = np.flatnonzero(np.all(X == X[:1], axis=0))
     if constant.size:
@@ -650,6 +665,8 @@ def _check_existence(X, w, intercept, coupling, T, hessian):
         return False
     if _newton_certificate(X, w, intercept, coupling, T, hessian):
         return True
+    if not _dense_fits(X.shape[1]) and X.size > _SEPARATION_FULL_LP_ROWS:
+        return None
     margins = _margins(X, _pack(intercept, coupling))
     exists, features, _ = _separating_direction(X, w, margins)
     if exists is None:
@@ -768,7 +785,7 @@ class FVBMPseudoLikelihood(BaseEstimator):
         temperature.
     compute_std : bool, default=True
         Compute the sandwich standard errors ``coupling_std_`` and
-        ``intercept_std_`` (cost O(n d^4 + d^6)); needed by
+        ``intercept_std_`` (cost O(n d^4 + d^6), so d <= 100); needed by
         :meth:`confidence_intervals`.
     random_state : int, RandomState instance or None, default=None
         Seeds ``init='random'``, the AIS stream (drawn at fit, so that each
@@ -796,8 +813,10 @@ class FVBMPseudoLikelihood(BaseEstimator):
         for 'bslm', 'mm' and 'ga' with ``step_size <= 1``.
     mple_exists_ : bool or None
         False when the data admit no MPLE (a warning says so, see
-        :class:`MPLEDoesNotExistWarning`); None when a symptom was seen but the
-        data were too large to check; True otherwise (or when ``alpha > 0``).
+        :class:`MPLEDoesNotExistWarning`); True when it exists (proved), or
+        when ``alpha > 0``; None when undecided (a warning says so) or not
+        checked (``d > 100`` with many distinct rows: only constant features
+        are then detected).
     input_values_ : tuple
         ``(0, 1)`` or ``(-1, 1)``: the convention of the training data, used by
         :meth:`sample`.
@@ -963,7 +982,9 @@ class FVBMPseudoLikelihood(BaseEstimator):
         self._ais_seed = int(check_random_state(self.random_state).randint(2**31 - 1))
         self.n_iter_ = n_iter
         self.pseudo_likelihood_curve_ = np.asarray(curve)
-        T, hessian = _curvature_at(rows, w, intercept, coupling, float(self.alpha))
+        T, hessian = None, None
+        if _dense_fits(X.shape[1]):
+            T, hessian = _curvature_at(rows, w, intercept, coupling, float(self.alpha))
         self.mple_exists_ = True
         if self.alpha == 0:
             self.mple_exists_ = _check_existence(
@@ -984,6 +1005,15 @@ class FVBMPseudoLikelihood(BaseEstimator):
 
     def _set_standard_errors(self, X, w, n_samples, T, hessian):
         d = X.shape[1]
+        if not _dense_fits(d):
+            warnings.warn(
+                f"compute_std=True needs p x p matrices, p = d(d+1)/2 = "
+                f"{d * (d + 1) // 2}, and is limited to d <= 100: no standard "
+                "errors. Set compute_std=False to silence this.",
+                UserWarning,
+                stacklevel=5,
+            )
+            return
         if hessian is None:
             warnings.warn(
                 "The pseudo-likelihood Hessian is singular at the estimate: the "

@@ -23,6 +23,7 @@ from sklearn.utils.estimator_checks import (
 )
 from threadpoolctl import threadpool_limits
 
+from sklearn_rbm import _fvbm
 from sklearn_rbm._fvbm import (
     FVBMPseudoLikelihood,
     MPLEDoesNotExistWarning,
@@ -627,6 +628,20 @@ def test_max_iter_gives_convergence_warning(well_posed):
             well_posed[0]
         )
     assert caught[0].filename == __file__
+
+
+def test_dense_parameter_limit(well_posed, monkeypatch):
+    # Pretend d = 6 is beyond the d <= 100 limit of the p x p matrices.
+    monkeypatch.setattr(_fvbm, "_MAX_DENSE_PARAMETERS", 20)
+    X = well_posed[0]
+    with pytest.raises(
+        ValueError, match=r"solver='mm' .* p = d\(d\+1\)/2 = 21.*'lbfgs'"
+    ):
+        FVBMPseudoLikelihood(solver="mm").fit(X)
+    with pytest.warns(UserWarning, match="compute_std=True needs p x p matrices"):
+        est = FVBMPseudoLikelihood().fit(X)
+    assert not hasattr(est, "coupling_std_")
+    assert est.mple_exists_ is True  # few distinct rows: the LP still decides
 
 
 def test_queries_before_fit_raise():
