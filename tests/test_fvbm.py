@@ -4,9 +4,14 @@ agreement with an independent optimiser, standard errors, and bad input.
 Reference: Nguyen & Wood (2016), Neural Computation 28 (the "seed").
 """
 
+import contextlib
+import io
 import itertools
+import os
 import pickle
 import re
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -499,6 +504,43 @@ def test_same_random_state_gives_bit_identical_results(well_posed):
     assert not np.array_equal(
         first.pseudo_likelihood_curve_, other.pseudo_likelihood_curve_
     )
+
+
+_FINGERPRINT = """
+import hashlib, numpy as np
+from sklearn_rbm._fvbm import FVBMPseudoLikelihood, make_fvbm
+X, _, _ = make_fvbm(800, 6, coupling_variance=0.1, random_state=0)
+est = FVBMPseudoLikelihood(init="random", score_method="ais", random_state=5).fit(X)
+parts = [est.coupling_, est.coupling_std_, est.score_samples(X), est.sample(50)]
+blob = b"".join(np.ascontiguousarray(a).tobytes() for a in parts)
+print(hashlib.sha256(blob).hexdigest())
+"""
+
+
+def test_bit_identical_across_processes_and_thread_counts():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    digests = set()
+    for threads in ("1", "2"):
+        env = {
+            **os.environ,
+            "PYTHONPATH": root,
+            "OMP_NUM_THREADS": threads,
+            "OPENBLAS_NUM_THREADS": threads,
+            "NUMBA_NUM_THREADS": threads,
+        }
+        result = subprocess.run(
+            [sys.executable, "-c", _FINGERPRINT],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        digests.add(result.stdout.strip())
+    here = io.StringIO()
+    with contextlib.redirect_stdout(here):
+        exec(_FINGERPRINT, {})
+    digests.add(here.getvalue().strip())
+    assert len(digests) == 1, digests
 
 
 def test_read_only_input_pickle_and_clone(well_posed):
