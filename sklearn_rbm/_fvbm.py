@@ -751,7 +751,8 @@ class FVBMPseudoLikelihood(BaseEstimator):
           by ``step_size`` (eqs. 4.1-4.2); with ``step_size=1`` it is 'bslm'.
         - 'mm': the lower-bound principle on the whole vector at once: a fixed
           curvature matrix from X, factorised once, one linear solve per step;
-          monotone, few iterations, O(n d^2 + d^6 / 3) (best for d up to ~60).
+          monotone, few iterations; O(n d^2) per step after a one-off
+          O(d^6 / 24) factorisation, so limited to d <= 100.
         - 'lbfgs': scipy's L-BFGS-B with the exact compiled gradient; the
           default, because it also copes with nearly deterministic
           conditionals, where the fixed curvature bound of 'bslm' and 'mm'
@@ -770,8 +771,8 @@ class FVBMPseudoLikelihood(BaseEstimator):
         Maximum number of sweeps (bslm, ga) or iterations (mm, lbfgs).
     init : {'zeros', 'random'}, default='zeros'
         Starting point: all parameters 0 (the independent uniform model), or
-        normal with variance 0.5 as in the seed's simulation. The maximiser is
-        unique, so this changes the path, not the result.
+        normal with variance 0.5 as in the seed's simulation. The maximiser,
+        when it exists, is unique: this changes the path, not the result.
     score_method : {'auto', 'exact', 'ais'}, default='auto'
         How :meth:`score_samples` gets ``log Z``: 'exact' enumerates the ``2^d``
         states (``d <= 25``); 'ais' uses annealed importance sampling from the
