@@ -468,9 +468,9 @@ def _solve_mm(problem, intercept, coupling, estimator):
             f"here, and is limited to p <= {_MAX_DENSE_PARAMETERS} (d <= 100); use "
             "solver='lbfgs' or 'bslm'."
         )
-    index = kernels.parameter_index(d)
-    weights = np.repeat(problem.w[:, None], d, axis=1)
-    curvature = kernels.node_gram(problem.X, weights, index)
+    curvature = kernels.bound_curvature(
+        problem.X, problem.w, kernels.parameter_index(d)
+    )
     # The 1e-10 keeps B positive definite when a feature is constant (then
     # the MPLE does not exist anyway); a larger B is still a valid bound.
     curvature[np.diag_indices_from(curvature)] += problem.alpha + 1e-10

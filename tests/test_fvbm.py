@@ -182,6 +182,26 @@ def test_every_solver_reaches_the_independent_maximiser(well_posed, solver, alph
     )
 
 
+def test_mm_bound_is_the_gram_of_the_predictor_gradients(well_posed):
+    # B = sum_i w_i sum_j z_ij z_ij^T, built here from the numpy Jacobian of A.
+    X = well_posed[0][:300]
+    rows, w = _distinct_rows(X)
+    theta = np.zeros(21)
+    jacobian = np.array(  # d a_ij / d theta, by finite differences (exact: linear)
+        [
+            (rows @ numpy_unpack(e, 6)[1] + numpy_unpack(e, 6)[0]).ravel()
+            for e in np.eye(theta.size)
+        ]
+    ).T  # (rows * d, p)
+    expected = jacobian.T @ (np.repeat(w, 6)[:, None] * jacobian)
+    index = kernels.parameter_index(6)
+    np.testing.assert_allclose(
+        kernels.bound_curvature(rows, w, index), expected, atol=1e-12
+    )
+    W = np.repeat(w[:, None], 6, axis=1)
+    np.testing.assert_allclose(kernels.node_gram(rows, W, index), expected, atol=1e-12)
+
+
 def test_ga_with_unit_step_is_bslm(well_posed):
     # Seed Sec. 4: "the BSLM algorithm is the mu = 1 case of the GA algorithm".
     X = well_posed[0]

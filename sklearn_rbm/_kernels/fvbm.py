@@ -249,7 +249,6 @@ def node_gram(X, W, index):
     the thread count, and immune to oversubscribed BLAS threads.
     """
     n, d = X.shape
-    p = d + d * (d - 1) // 2
     blocks = np.zeros((d, d, d))
     z = np.empty(d)
     for i in range(n):
@@ -262,12 +261,48 @@ def node_gram(X, W, index):
                 wz = wij * z[k]
                 for m in range(d):
                     blocks[j, k, m] += wz * z[m]
+    return _scatter_blocks(blocks, index)
+
+
+@jit
+def _scatter_blocks(blocks, index):
+    """Sum unit ``j``'s ``d x d`` block into the ``p x p`` parameter space."""
+    d = blocks.shape[0]
+    p = d + d * (d - 1) // 2
     H = np.zeros((p, p))
     for j in range(d):
         for k in range(d):
             for m in range(d):
                 H[index[j, k], index[j, m]] += blocks[j, k, m]
     return H
+
+
+@jit
+def bound_curvature(X, w, index):
+    """:func:`node_gram` with ``W_ij = w_i``: the fixed curvature of the MM bound.
+
+    Since ``x_ij^2 = 1``, unit ``j``'s block ``sum_i w_i z_ij z_ij^T`` is the
+    weighted second-moment matrix ``C = X^T diag(w) X`` with row and column
+    ``j`` replaced by the weighted means (and 1 on the diagonal): O(n d^2)
+    instead of O(n d^3).
+    """
+    n, d = X.shape
+    C = np.zeros((d, d))
+    mean = np.zeros(d)
+    for i in range(n):
+        for k in range(d):
+            wx = w[i] * X[i, k]
+            mean[k] += wx
+            for m in range(d):
+                C[k, m] += wx * X[i, m]
+    total = w.sum()
+    blocks = np.empty((d, d, d))
+    for j in range(d):
+        blocks[j] = C
+        blocks[j, j, :] = mean
+        blocks[j, :, j] = mean
+        blocks[j, j, j] = total
+    return _scatter_blocks(blocks, index)
 
 
 @jit
