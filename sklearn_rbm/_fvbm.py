@@ -420,9 +420,9 @@ def _iterate(step, value, problem, estimator):
 
 def _solve_coordinate(problem, intercept, coupling, estimator, step_size):
     """BSLM (``step_size = 1``) or gradient ascent: seed updates 2.4/2.7, 4.1/4.2."""
-    w, alpha = problem.w, problem.alpha
-    XT = np.ascontiguousarray(problem.X.T)
-    ones = np.ones(XT.shape[1])
+    X, w, alpha = problem.X, problem.w, problem.alpha
+    XT = np.ascontiguousarray(X.T)
+    ones = np.ones(X.shape[0])
     intercept, coupling = intercept.copy(), coupling.copy()
     ET = np.empty(XT.shape)
     TT = np.empty(XT.shape)
@@ -430,11 +430,11 @@ def _solve_coordinate(problem, intercept, coupling, estimator, step_size):
     def objective(log_pl):
         return log_pl - problem.penalty(intercept, coupling)
 
-    value = objective(kernels.bslm_resync(XT, w, intercept, coupling, ET, TT))
+    value = objective(kernels.bslm_resync(X, w, intercept, coupling, ET, TT))
 
     def step():
         log_pl = kernels.bslm_sweep(
-            XT, w, ones, intercept, coupling, ET, TT, step_size, alpha
+            X, XT, w, ones, intercept, coupling, ET, TT, step_size, alpha
         )
         return objective(log_pl)
 

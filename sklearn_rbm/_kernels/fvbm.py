@@ -151,33 +151,27 @@ def _shift_column(E, T, signs, delta):
 
 
 @jit
-def bslm_resync(XT, w, b, M, ET, TT):
+def bslm_resync(X, w, b, M, ET, TT):
     """Recompute ``E = exp(2A)`` and ``tanh(A)`` from the parameters (layout (d, n)).
 
     Called once per sweep so that the rounding of the multiplicative updates
-    never accumulates across sweeps. ``A^T = M X^T + b`` is formed directly in
-    the column layout of the sweeps (contiguous, vectorised rows). Returns the
-    weighted mean log-PL at ``(b, M)``.
+    never accumulates across sweeps. Returns the weighted mean log-PL at
+    ``(b, M)``.
     """
-    d, n = XT.shape
-    AT = np.empty((d, n))
-    for j in range(d):
-        for i in range(n):
-            AT[j, i] = b[j]
-        for k in range(d):
-            m = M[j, k]
-            for i in range(n):
-                AT[j, i] += m * XT[k, i]
+    A = predictors(X, b, M)
+    n, d = A.shape
     value = 0.0
-    for j in range(d):
-        for i in range(n):
-            log_p, TT[j, i], ET[j, i] = _conditional(XT[j, i], AT[j, i])
-            value += w[i] * log_p
+    for i in range(n):
+        acc = 0.0
+        for j in range(d):
+            log_p, TT[j, i], ET[j, i] = _conditional(X[i, j], A[i, j])
+            acc += log_p
+        value += w[i] * acc
     return value
 
 
 @jit
-def bslm_sweep(XT, w, ones, b, M, ET, TT, step, alpha):
+def bslm_sweep(X, XT, w, ones, b, M, ET, TT, step, alpha):
     """One sweep of block successive lower-bound maximisation (Nguyen & Wood 2016).
 
     b-step (eq. 2.4) for ``j = 1..d``, then M-step (eq. 2.7) over ``j < k`` in
@@ -214,7 +208,7 @@ def bslm_sweep(XT, w, ones, b, M, ET, TT, step, alpha):
             # a_ij moves by delta * x_ik and a_ik by delta * x_ij.
             _shift_column(ET[j], TT[j], XT[k], delta)
             _shift_column(ET[k], TT[k], XT[j], delta)
-    return bslm_resync(XT, w, b, M, ET, TT)
+    return bslm_resync(X, w, b, M, ET, TT)
 
 
 # ---------------------------------------------------------------------------
