@@ -252,6 +252,13 @@ def sample_fvbm(
             f"coupling must have shape ({n_features}, {n_features}) to match "
             f"intercept, got {coupling.shape}."
         )
+    if not (np.all(np.isfinite(coupling)) and np.all(np.isfinite(intercept))):
+        raise ValueError("coupling and intercept must be finite.")
+    if not np.array_equal(coupling, coupling.T) or np.any(np.diag(coupling) != 0):
+        raise ValueError(
+            "coupling must be symmetric with a zero diagonal (seed eq. 1.1); "
+            "use (C + C.T) / 2 with the diagonal set to 0."
+        )
     if method == "auto":
         method = "exact" if n_features <= SAMPLE_EXACT_MAX_FEATURES else "gibbs"
     if method == "exact" and n_features > EXACT_MAX_FEATURES:

@@ -701,6 +701,19 @@ def test_dense_parameter_limit(well_posed, monkeypatch):
     assert est.mple_exists_ is True  # few distinct rows: the LP still decides
 
 
+def test_sample_fvbm_rejects_invalid_parameters():
+    with pytest.raises(ValueError, match="symmetric with a zero diagonal"):
+        sample_fvbm(np.array([[0.0, 1.0], [0.0, 0.0]]), np.zeros(2), 5)
+    with pytest.raises(ValueError, match="symmetric with a zero diagonal"):
+        sample_fvbm(np.eye(2), np.zeros(2), 5)
+    with pytest.raises(ValueError, match="finite"):
+        sample_fvbm(np.zeros((2, 2)), np.array([0.0, np.nan]), 5)
+    with pytest.raises(ValueError, match=r"shape \(2, 2\)"):
+        sample_fvbm(np.zeros((3, 3)), np.zeros(2), 5)
+    with pytest.raises(ValueError, match="method='gibbs'"):
+        sample_fvbm(np.zeros((26, 26)), np.zeros(26), 5, method="exact")
+
+
 def test_queries_before_fit_raise():
     with pytest.raises(NotFittedError):
         FVBMPseudoLikelihood().sample(3)
