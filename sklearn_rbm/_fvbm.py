@@ -999,11 +999,16 @@ class FVBMPseudoLikelihood(BaseEstimator):
                 rows, w, intercept, coupling, T, hessian
             )
         if not converged and self.mple_exists_:
+            advice = "increase max_iter" + (
+                ""
+                if self.solver == "lbfgs"
+                else ", or use solver='lbfgs', which copes better with nearly "
+                "deterministic conditionals"
+            )
             warnings.warn(
                 f"{self.solver!r} stopped after max_iter={self.max_iter} iterations "
                 f"before the log pseudo-likelihood rise fell below tol={self.tol}; "
-                "increase max_iter, or use solver='lbfgs', which copes better with "
-                "nearly deterministic conditionals.",
+                f"{advice}.",
                 ConvergenceWarning,
                 stacklevel=4,
             )

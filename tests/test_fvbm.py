@@ -680,7 +680,7 @@ def test_diverging_fit_raises_naming_the_step_size(well_posed):
 
 
 def test_max_iter_gives_convergence_warning(well_posed):
-    with pytest.warns(ConvergenceWarning, match="max_iter=3") as caught:
+    with pytest.warns(ConvergenceWarning, match="max_iter=3.*solver='lbfgs'") as caught:
         FVBMPseudoLikelihood(solver="bslm", max_iter=3, compute_std=False).fit(
             well_posed[0]
         )
