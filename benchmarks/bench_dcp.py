@@ -69,12 +69,34 @@ def bench_pcd(X, repeat):
     rows = []
     for dtype in (np.float64, np.float32):
         Xd = X.astype(dtype)
-        settings = dict(n_components=500, batch_size=100, learning_rate=0.05, n_iter=1, random_state=0)
-        ours = best_of(lambda: DCPBernoulliRBM(solver="pcd", **settings).fit(Xd), repeat)
+        settings = dict(
+            n_components=500,
+            batch_size=100,
+            learning_rate=0.05,
+            n_iter=1,
+            random_state=0,
+        )
+        ours = best_of(
+            lambda: DCPBernoulliRBM(solver="pcd", **settings).fit(Xd), repeat
+        )
         sklearn = best_of(lambda: BernoulliRBM(**settings).fit(Xd), repeat)
         floor = best_of(pcd_floor(Xd, 500, 100), repeat)
-        rows.append((f"PCD-1 epoch, {np.dtype(dtype).name}", ours, "sklearn BernoulliRBM", sklearn))
-        rows.append((f"PCD-1 epoch, {np.dtype(dtype).name}", ours, "5-GEMM floor (numpy)", floor))
+        rows.append(
+            (
+                f"PCD-1 epoch, {np.dtype(dtype).name}",
+                ours,
+                "sklearn BernoulliRBM",
+                sklearn,
+            )
+        )
+        rows.append(
+            (
+                f"PCD-1 epoch, {np.dtype(dtype).name}",
+                ours,
+                "5-GEMM floor (numpy)",
+                floor,
+            )
+        )
     return rows
 
 
@@ -82,7 +104,10 @@ def bench_ais(n_betas, repeat):
     rng = np.random.default_rng(0)
     W = 0.05 * rng.standard_normal((500, 784))
     b, c = rng.standard_normal(784) - 1.0, rng.standard_normal(500) - 1.0
-    ours = best_of(lambda: log_partition_ais(W, b, c, base_rate=b, betas=n_betas, random_state=0), repeat)
+    ours = best_of(
+        lambda: log_partition_ais(W, b, c, base_rate=b, betas=n_betas, random_state=0),
+        repeat,
+    )
     V = (rng.random((100, 784)) < 0.2).astype(np.float64)
     H = (rng.random((100, 500)) < 0.5).astype(np.float64)
 
@@ -91,7 +116,14 @@ def bench_ais(n_betas, repeat):
             V @ W.T
             H @ W
 
-    return [(f"AIS 100 chains, {n_betas} temperatures", ours, "2-GEMM floor (numpy)", best_of(floor, repeat))]
+    return [
+        (
+            f"AIS 100 chains, {n_betas} temperatures",
+            ours,
+            "2-GEMM floor (numpy)",
+            best_of(floor, repeat),
+        )
+    ]
 
 
 def numpy_enumeration(W, b, c, chunk=4096):
@@ -128,7 +160,9 @@ def main():
     rows = bench_pcd(X[:1000] if args.quick else X, repeat)
     rows += bench_ais(100 if args.quick else 1000, repeat)
     rows += bench_exact(12 if args.quick else 20)
-    print(f"{'task':36s} {'ours (s)':>9s}  {'peer':22s} {'peer (s)':>9s} {'ours/peer':>9s}")
+    print(
+        f"{'task':36s} {'ours (s)':>9s}  {'peer':22s} {'peer (s)':>9s} {'ours/peer':>9s}"
+    )
     for task, ours, peer_name, peer in rows:
         print(f"{task:36s} {ours:9.3f}  {peer_name:22s} {peer:9.3f} {ours / peer:9.2f}")
 

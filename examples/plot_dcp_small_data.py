@@ -62,7 +62,10 @@ curves = {}
 for name, (X, _) in datasets.items():
     for learning_rate in (0.3, 0.5):
         for solver in SOLVERS:
-            runs = [learning_curve(X, solver, learning_rate, seed) for seed in range(N_TRIALS)]
+            runs = [
+                learning_curve(X, solver, learning_rate, seed)
+                for seed in range(N_TRIALS)
+            ]
             curves[name, learning_rate, solver] = np.mean(runs, axis=0)
 
 # %%

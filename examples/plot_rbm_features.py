@@ -20,7 +20,6 @@ import os
 import time
 
 import matplotlib.pyplot as plt
-import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import BernoulliRBM

@@ -13,9 +13,12 @@ import numbers
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -23,6 +26,7 @@ from ._kernels.gibbs import gibbs_sample_visible
 from ._utils import kernel_rng, warn_if_not_binary
 from .likelihood import (
     MAX_EXACT_UNITS,
+    SCORE_PARAMETER_CONSTRAINTS,
     LogPartition,
     free_energy,
     log_partition_ais,
@@ -51,13 +55,7 @@ class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     """
 
     _parameter_constraints: dict = {
-        "score_method": [StrOptions({"auto", "exact", "ais"})],
-        "ais_n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-        "ais_betas": [
-            Interval(numbers.Integral, 2, None, closed="left"),
-            StrOptions({"linear", "three-segment"}),
-            "array-like",
-        ],
+        **SCORE_PARAMETER_CONSTRAINTS,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -115,7 +113,9 @@ class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         model without knowing ``log Z``.
         """
         X = self._validate_query(X)
-        return free_energy(X, self.components_, self.intercept_visible_, self.intercept_hidden_)
+        return free_energy(
+            X, self.components_, self.intercept_visible_, self.intercept_hidden_
+        )
 
     def gibbs(self, v):
         """One block-Gibbs step ``v -> h -> v'`` from each row of ``v``.
@@ -166,10 +166,12 @@ class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         for name, value in (("n_samples", n_samples), ("n_steps", n_steps)):
             if not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-        rs = check_random_state(self.random_state if random_state is None else random_state)
+        rs = check_random_state(
+            self.random_state if random_state is None else random_state
+        )
         dtype = self.components_.dtype
         start_probability = expit(self.base_rate_bias_)
-        V = (rs.random_sample((n_samples, start_probability.size)) < start_probability)
+        V = rs.random_sample((n_samples, start_probability.size)) < start_probability
         return self._gibbs(V.astype(dtype), n_steps, kernel_rng(rs))
 
     # ------------------------------------------------------------ likelihood
@@ -205,7 +207,11 @@ class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         check_is_fitted(self, "components_")
         method = self._resolve_score_method()
         betas = self.ais_betas
-        betas_key = tuple(np.ravel(betas)) if not isinstance(betas, (str, numbers.Integral)) else betas
+        betas_key = (
+            tuple(np.ravel(betas))
+            if not isinstance(betas, (str, numbers.Integral))
+            else betas
+        )
         key = (method,) if method == "exact" else (method, self.ais_n_chains, betas_key)
         cache = self._log_partition_cache
         if key not in cache:
@@ -239,7 +245,12 @@ class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         X = self._validate_query(X)
         warn_if_not_binary(X)
         log_z = self.log_partition_function().log_z
-        return -free_energy(X, self.components_, self.intercept_visible_, self.intercept_hidden_) - log_z
+        return (
+            -free_energy(
+                X, self.components_, self.intercept_visible_, self.intercept_hidden_
+            )
+            - log_z
+        )
 
     def score(self, X, y=None):
         """Mean log-likelihood per sample, ``mean(score_samples(X))``.

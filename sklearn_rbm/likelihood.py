@@ -42,6 +42,19 @@ MAX_EXACT_UNITS = 20
 #: Hard limit of :func:`log_partition_exact`: 2 ** 30 states is minutes of work.
 _MAX_ENUMERABLE_UNITS = 30
 
+#: Constraints of the likelihood hyperparameters every estimator shares
+#: (``score_method``, ``ais_n_chains``, ``ais_betas``), for
+#: ``_parameter_constraints``.
+SCORE_PARAMETER_CONSTRAINTS = {
+    "score_method": [StrOptions({"auto", "exact", "ais"})],
+    "ais_n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
+    "ais_betas": [
+        Interval(numbers.Integral, 2, None, closed="left"),
+        StrOptions({"linear", "three-segment"}),
+        "array-like",
+    ],
+}
+
 
 class LogPartition(NamedTuple):
     """A log partition function with its uncertainty band.
@@ -70,7 +83,9 @@ def _check_rbm(components, intercept_visible, intercept_hidden):
             "intercept_visible of shape (n_visible,) and intercept_hidden of "
             f"shape (n_hidden,); got {W.shape}, {b.shape} and {c.shape}."
         )
-    if not (np.all(np.isfinite(W)) and np.all(np.isfinite(b)) and np.all(np.isfinite(c))):
+    if not (
+        np.all(np.isfinite(W)) and np.all(np.isfinite(b)) and np.all(np.isfinite(c))
+    ):
         raise ValueError("The RBM parameters contain NaN or infinite values.")
     return W, b, c
 
@@ -308,11 +323,12 @@ def log_partition_ais(
             )
     schedule = ais_betas(1000 if betas is None else betas)
     log_w = ais_log_weights(W, b, c, base, schedule, n_chains, kernel_rng(random_state))
-    log_z_base = float(np.logaddexp(0.0, base.astype(np.float64)).sum() + n_hidden * np.log(2.0))
+    log_z_base = float(
+        np.logaddexp(0.0, base.astype(np.float64)).sum() + n_hidden * np.log(2.0)
+    )
     if not np.all(np.isfinite(log_w)):
         raise FloatingPointError(
             "AIS produced non-finite importance weights; the RBM parameters "
             "are too large to anneal (check that the model did not diverge)."
         )
     return LogPartition(*_ais_band(log_w, log_z_base), method="ais")
-

@@ -33,7 +33,9 @@ def test_random_bars_and_stripes_follow_the_generative_process():
     # All 2 ** 5 - 2 = 30 patterns appear; pixels are on half of the time.
     assert len({tuple(row) for row in X}) == 30
     assert X.mean() == pytest.approx(0.5, abs=0.02)
-    np.testing.assert_array_equal(X, make_bars_and_stripes(2000, size=4, random_state=0))
+    np.testing.assert_array_equal(
+        X, make_bars_and_stripes(2000, size=4, random_state=0)
+    )
 
 
 def test_shifting_bar_is_cyclic():
@@ -75,7 +77,9 @@ def test_occlude_patches_covers_one_square_inside_the_image():
     for image in occluded.reshape(-1, 8, 8):
         rows, cols = np.nonzero(image == 0)
         assert len(rows) == 9 and np.ptp(rows) == 2 and np.ptp(cols) == 2
-    ones = occlude_patches(np.zeros((2, 12)), 2, image_shape=(3, 4), fill_value="ones", random_state=0)
+    ones = occlude_patches(
+        np.zeros((2, 12)), 2, image_shape=(3, 4), fill_value="ones", random_state=0
+    )
     np.testing.assert_array_equal(ones.sum(axis=1), 4)
 
 
@@ -86,7 +90,10 @@ def test_occlude_patches_covers_one_square_inside_the_image():
         (lambda: flip_pixels(np.zeros(4), 0.1), "2-D array"),
         (lambda: occlude_patches(np.zeros((1, 10)), 2), "not a square.*image_shape"),
         (lambda: occlude_patches(np.zeros((1, 16)), 5), "does not fit"),
-        (lambda: occlude_patches(np.zeros((1, 16)), 2, image_shape=(3, 4)), "holds 12 pixels"),
+        (
+            lambda: occlude_patches(np.zeros((1, 16)), 2, image_shape=(3, 4)),
+            "holds 12 pixels",
+        ),
         (lambda: flip_pixels(np.zeros((1, 4)), 1.5), "fraction"),
     ],
 )

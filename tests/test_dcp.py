@@ -17,7 +17,11 @@ from sklearn.pipeline import Pipeline
 
 from sklearn_rbm import DCPBernoulliRBM
 from sklearn_rbm._kernels.gibbs import dcp_minibatch_update
-from sklearn_rbm.datasets import load_binary_digits, make_bars_and_stripes, make_shifting_bar
+from sklearn_rbm.datasets import (
+    load_binary_digits,
+    make_bars_and_stripes,
+    make_shifting_bar,
+)
 
 SOLVERS = ["cd", "pcd", "cg", "sdcp", "csdcp"]
 
@@ -66,7 +70,9 @@ def test_long_chain_update_follows_the_exact_gradient(centred):
 
 def test_sdcp_with_one_inner_step_is_cd():
     X = make_bars_and_stripes(60, random_state=0)
-    params = dict(n_components=5, n_gibbs_steps=3, n_iter=4, batch_size=20, random_state=0)
+    params = dict(
+        n_components=5, n_gibbs_steps=3, n_iter=4, batch_size=20, random_state=0
+    )
     cd = DCPBernoulliRBM(solver="cd", **params).fit(X)
     sdcp = DCPBernoulliRBM(solver="sdcp", n_inner_steps=1, **params).fit(X)
     np.testing.assert_array_equal(cd.components_, sdcp.components_)
@@ -74,7 +80,9 @@ def test_sdcp_with_one_inner_step_is_cd():
 
 def test_centred_solver_exposes_the_equivalent_uncentred_rbm():
     X = make_bars_and_stripes(100, random_state=0)
-    rbm = DCPBernoulliRBM(n_components=6, solver="csdcp", n_iter=5, random_state=0).fit(X)
+    rbm = DCPBernoulliRBM(n_components=6, solver="csdcp", n_iter=5, random_state=0).fit(
+        X
+    )
     assert np.any(rbm.offset_visible_ != 0) and np.any(rbm.offset_hidden_ != 0)
     W, mu, lam = rbm.components_, rbm.offset_visible_, rbm.offset_hidden_
     # p(h=1|v) = sigmoid(W (v - mu) + c_centred): the same as the public model's.
@@ -82,7 +90,9 @@ def test_centred_solver_exposes_the_equivalent_uncentred_rbm():
     np.testing.assert_allclose(rbm.transform(X), centred_h, atol=1e-12)
     H = (np.random.default_rng(0).random((7, 6)) < 0.5).astype(float)
     centred_v = expit((H - lam) @ W + rbm._centred_visible_bias)
-    np.testing.assert_allclose(expit(H @ W + rbm.intercept_visible_), centred_v, atol=1e-12)
+    np.testing.assert_allclose(
+        expit(H @ W + rbm.intercept_visible_), centred_v, atol=1e-12
+    )
 
 
 # ---------------------------------------------- the seed's small-data result
@@ -213,7 +223,9 @@ def test_read_only_memmap_input(tmp_path, digits):
 
 def test_score_is_the_exact_log_likelihood():
     X = make_shifting_bar()
-    rbm = DCPBernoulliRBM(n_components=3, n_iter=50, batch_size=9, random_state=0).fit(X)
+    rbm = DCPBernoulliRBM(n_components=3, n_iter=50, batch_size=9, random_state=0).fit(
+        X
+    )
     V = np.array(list(itertools.product([0.0, 1.0], repeat=9)))
     log_p = V @ rbm.intercept_visible_ + np.logaddexp(
         0.0, V @ rbm.components_.T + rbm.intercept_hidden_
@@ -260,8 +272,12 @@ def test_init_starts_from_another_fitted_rbm(digits):
     source = DCPBernoulliRBM(n_components=8, n_iter=2, random_state=0).fit(X)
     warm = DCPBernoulliRBM(n_components=8, solver="csdcp", n_iter=0, init=source).fit(X)
     np.testing.assert_allclose(warm.components_, source.components_)
-    np.testing.assert_allclose(warm.intercept_visible_, source.intercept_visible_, atol=1e-12)
-    np.testing.assert_allclose(warm.intercept_hidden_, source.intercept_hidden_, atol=1e-12)
+    np.testing.assert_allclose(
+        warm.intercept_visible_, source.intercept_visible_, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        warm.intercept_hidden_, source.intercept_hidden_, atol=1e-12
+    )
     with pytest.raises(ValueError, match="init was fitted on 64 features but X has 10"):
         DCPBernoulliRBM(n_components=8, init=source).fit(X[:, :10])
     with pytest.raises(ValueError, match="init has 8 hidden units but n_components=5"):
@@ -280,7 +296,9 @@ def test_early_stopping_keeps_the_best_model(digits):
 
 def test_verbose_reports_each_epoch(digits, capsys):
     X = digits[0]
-    DCPBernoulliRBM(n_components=4, n_iter=2, verbose=1, validation_fraction=0.2, random_state=0).fit(X)
+    DCPBernoulliRBM(
+        n_components=4, n_iter=2, verbose=1, validation_fraction=0.2, random_state=0
+    ).fit(X)
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 2
     assert "epoch 2" in lines[1] and "held-out" in lines[1]
@@ -289,10 +307,16 @@ def test_verbose_reports_each_epoch(digits, capsys):
 def test_feature_names_and_pandas_output(digits):
     pd = pytest.importorskip("pandas")
     X = digits[0]
-    rbm = DCPBernoulliRBM(n_components=3, n_iter=1, random_state=0).set_output(transform="pandas")
+    rbm = DCPBernoulliRBM(n_components=3, n_iter=1, random_state=0).set_output(
+        transform="pandas"
+    )
     out = rbm.fit_transform(X)
     assert isinstance(out, pd.DataFrame)
-    assert list(out.columns) == ["dcpbernoullirbm0", "dcpbernoullirbm1", "dcpbernoullirbm2"]
+    assert list(out.columns) == [
+        "dcpbernoullirbm0",
+        "dcpbernoullirbm1",
+        "dcpbernoullirbm2",
+    ]
 
 
 def test_unused_solver_settings_warn():
@@ -300,7 +324,9 @@ def test_unused_solver_settings_warn():
     with pytest.warns(UserWarning, match="solver='cd' does not use n_inner_steps"):
         DCPBernoulliRBM(n_components=2, solver="cd", n_inner_steps=3, n_iter=1).fit(X)
     with pytest.warns(UserWarning, match="centering_rate_visible"):
-        DCPBernoulliRBM(n_components=2, solver="pcd", centering_rate_visible=0.1, n_iter=1).fit(X)
+        DCPBernoulliRBM(
+            n_components=2, solver="pcd", centering_rate_visible=0.1, n_iter=1
+        ).fit(X)
 
 
 # ------------------------------------------------------------- bad input
@@ -316,7 +342,9 @@ def test_wrong_number_of_features_at_query_time(digits):
     X = digits[0]
     rbm = DCPBernoulliRBM(n_components=4, n_iter=1, random_state=0).fit(X)
     for method in (rbm.transform, rbm.score, rbm.score_samples, rbm.gibbs):
-        with pytest.raises(ValueError, match="63 features, but DCPBernoulliRBM is expecting 64"):
+        with pytest.raises(
+            ValueError, match="63 features, but DCPBernoulliRBM is expecting 64"
+        ):
             method(X[:, :63])
 
 
@@ -345,7 +373,9 @@ def test_invalid_hyperparameters(params, message, digits):
 def test_exact_score_on_a_model_too_large_to_enumerate():
     rng = np.random.default_rng(0)
     X = (rng.random((40, 40)) < 0.5).astype(float)
-    rbm = DCPBernoulliRBM(n_components=35, n_iter=1, score_method="exact", random_state=0).fit(X)
+    rbm = DCPBernoulliRBM(
+        n_components=35, n_iter=1, score_method="exact", random_state=0
+    ).fit(X)
     with pytest.raises(ValueError, match="2 \\*\\* 35 states.*Use score_method='ais'"):
         rbm.score(X)
 

@@ -32,11 +32,15 @@ def random_rbm(rng, n_hidden, n_visible, scale=1.0):
     )
 
 
-@pytest.mark.parametrize("n_hidden, n_visible", [(1, 6), (3, 5), (5, 5), (7, 3), (4, 9)])
+@pytest.mark.parametrize(
+    "n_hidden, n_visible", [(1, 6), (3, 5), (5, 5), (7, 3), (4, 9)]
+)
 def test_exact_log_partition_equals_brute_force(n_hidden, n_visible):
     rng = np.random.default_rng(n_hidden * 10 + n_visible)
     W, b, c = random_rbm(rng, n_hidden, n_visible, scale=2.0)
-    assert log_partition_exact(W, b, c) == pytest.approx(brute_force_log_z(W, b, c), abs=1e-10)
+    assert log_partition_exact(W, b, c) == pytest.approx(
+        brute_force_log_z(W, b, c), abs=1e-10
+    )
 
 
 def test_exact_log_partition_crosses_enumeration_blocks():
@@ -52,7 +56,9 @@ def test_exact_log_partition_float32_matches_float64():
     rng = np.random.default_rng(2)
     W, b, c = random_rbm(rng, 6, 8)
     exact64 = log_partition_exact(W, b, c)
-    exact32 = log_partition_exact(W.astype(np.float32), b.astype(np.float32), c.astype(np.float32))
+    exact32 = log_partition_exact(
+        W.astype(np.float32), b.astype(np.float32), c.astype(np.float32)
+    )
     assert exact32 == pytest.approx(exact64, rel=1e-6)
 
 
@@ -80,7 +86,9 @@ def test_free_energy_gives_normalised_probabilities():
 def test_ais_is_exact_for_the_base_model():
     # Without couplings and with b equal to the base rate, every weight is 1.
     b = np.array([-1.0, 0.5, 2.0])
-    est = log_partition_ais(np.zeros((2, 3)), b, np.zeros(2), base_rate=b, betas=50, random_state=0)
+    est = log_partition_ais(
+        np.zeros((2, 3)), b, np.zeros(2), base_rate=b, betas=50, random_state=0
+    )
     expected = np.logaddexp(0.0, b).sum() + 2 * np.log(2.0)
     assert est.log_z == pytest.approx(expected, abs=1e-12)
     assert est.lower == pytest.approx(expected) and est.upper == pytest.approx(expected)

@@ -17,7 +17,11 @@ import os
 
 import numba
 
-CACHE = os.environ.get("SKLEARN_RBM_NUMBA_CACHE", "1").lower() not in ("0", "false", "no")
+CACHE = os.environ.get("SKLEARN_RBM_NUMBA_CACHE", "1").lower() not in (
+    "0",
+    "false",
+    "no",
+)
 
 
 def jit(*args, **kwargs):

@@ -142,7 +142,17 @@ def _outer_statistics(H, lam, V, mu, centred):
 
 
 @jit
-def _gradient_step_(theta, positive, negative, scale_pos, scale_neg, learning_rate, momentum, decay, velocity):
+def _gradient_step_(
+    theta,
+    positive,
+    negative,
+    scale_pos,
+    scale_neg,
+    learning_rate,
+    momentum,
+    decay,
+    velocity,
+):
     """In place, fused in one pass: ``theta += velocity``, where
     ``velocity = momentum * velocity + learning_rate * (scale_pos * positive -
     scale_neg * negative - decay * theta)``. The weight step is the memory-bound

@@ -139,16 +139,16 @@ def _ais_weights_and_hidden_(log_w, A, V, c, bias_shift, beta, beta_prev, key, s
 def ais_log_weights(W, b, c, base_bias, betas, n_chains, rng):
     """Annealed importance sampling from the base-rate model to the RBM.
 
-    Salakhutdinov & Murray (2008), ALGORITHMS.md section 3. The intermediate
-    distributions are
-    ``p*_beta(v) = exp(((1-beta) base_bias + beta b)^T v) prod_j (1 + exp(beta (W_j v + c_j)))``;
-    chains start from exact samples of the base model (``beta = 0``). At each
-    temperature one GEMM gives the hidden pre-activations ``V W^T``, used both
-    for the weight increment and for drawing ``h``; a second GEMM gives the
-    visible pre-activations for drawing ``v``: two matrix products per
-    temperature, the element-wise work fused around them (serially: see the
-note on BLAS threads in ``gibbs.py``).
-    Returns the float64 log importance weights, one per chain.
+        Salakhutdinov & Murray (2008), ALGORITHMS.md section 3. The intermediate
+        distributions are
+        ``p*_beta(v) = exp(((1-beta) base_bias + beta b)^T v) prod_j (1 + exp(beta (W_j v + c_j)))``;
+        chains start from exact samples of the base model (``beta = 0``). At each
+        temperature one GEMM gives the hidden pre-activations ``V W^T``, used both
+        for the weight increment and for drawing ``h``; a second GEMM gives the
+        visible pre-activations for drawing ``v``: two matrix products per
+        temperature, the element-wise work fused around them (serially: see the
+    note on BLAS threads in ``gibbs.py``).
+        Returns the float64 log importance weights, one per chain.
     """
     n_hidden, n_visible = W.shape
     bias_shift = (b - base_bias).astype(np.float64)
@@ -162,7 +162,9 @@ note on BLAS threads in ``gibbs.py``).
         last = k == n_betas - 1
         A = np.dot(V, W.T)
         key = new_key(rng)
-        _ais_weights_and_hidden_(log_w, A, V, c, bias_shift, beta, beta_prev, key, not last)
+        _ais_weights_and_hidden_(
+            log_w, A, V, c, bias_shift, beta, beta_prev, key, not last
+        )
         if last:
             break
         # A now holds h ~ p_beta(h | v); draw v ~ p_beta(v | h).
