@@ -37,6 +37,10 @@ def best_of(function, repeat):
     return min(times)
 
 
+def _fit_once(estimator, X):
+    return lambda: estimator.fit(X)
+
+
 def load_images():
     try:
         from sklearn_rbm.datasets import load_mnist_subset
@@ -76,10 +80,8 @@ def bench_pcd(X, repeat):
             n_iter=1,
             random_state=0,
         )
-        ours = best_of(
-            lambda: DCPBernoulliRBM(solver="pcd", **settings).fit(Xd), repeat
-        )
-        sklearn = best_of(lambda: BernoulliRBM(**settings).fit(Xd), repeat)
+        ours = best_of(_fit_once(DCPBernoulliRBM(solver="pcd", **settings), Xd), repeat)
+        sklearn = best_of(_fit_once(BernoulliRBM(**settings), Xd), repeat)
         floor = best_of(pcd_floor(Xd, 500, 100), repeat)
         rows.append(
             (
@@ -161,7 +163,8 @@ def main():
     rows += bench_ais(100 if args.quick else 1000, repeat)
     rows += bench_exact(12 if args.quick else 20)
     print(
-        f"{'task':36s} {'ours (s)':>9s}  {'peer':22s} {'peer (s)':>9s} {'ours/peer':>9s}"
+        f"{'task':36s} {'ours (s)':>9s}  {'peer':22s} {'peer (s)':>9s} "
+        f"{'ours/peer':>9s}"
     )
     for task, ours, peer_name, peer in rows:
         print(f"{task:36s} {ours:9.3f}  {peer_name:22s} {peer:9.3f} {ours / peer:9.2f}")

@@ -73,7 +73,7 @@ for name, (X, _) in datasets.items():
 # ``-ln(number of patterns)``; with 4 hidden units it is reachable on shifting
 # bar, not on bars & stripes (exact-gradient ascent tops out near -3.3).
 fig, axes = plt.subplots(2, 2, figsize=(10, 7), sharex=True)
-for row, (name, (X, bound)) in enumerate(datasets.items()):
+for row, (name, (_, bound)) in enumerate(datasets.items()):
     for col, learning_rate in enumerate((0.3, 0.5)):
         ax = axes[row, col]
         for solver in SOLVERS:

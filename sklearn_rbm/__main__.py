@@ -57,7 +57,8 @@ def tour_features():
     raw = LogisticRegression(max_iter=2000).fit(X_train, y_train)
     pipe = Pipeline(
         [
-            ("rbm", DCPBernoulliRBM(n_components=128, solver="csdcp", learning_rate=0.05,
+            ("rbm", DCPBernoulliRBM(n_components=128, solver="csdcp",
+                                    learning_rate=0.05,
                                     batch_size=10, n_iter=10, random_state=0)),
             ("clf", LogisticRegression(C=100, max_iter=2000)),
         ]
@@ -89,7 +90,8 @@ def tour_likelihood():
     start = time.perf_counter()
     exact = log_partition_exact(*params)
     print(
-        f"  exact log Z (2**16 hidden states, Gray code): {exact:.4f}  [{time.perf_counter() - start:.2f} s]"
+        f"  exact log Z (2**16 hidden states, Gray code): {exact:.4f}  "
+        f"[{time.perf_counter() - start:.2f} s]"
     )
     for n_betas in (100, 1000, 10_000):
         start = time.perf_counter()

@@ -437,7 +437,8 @@ class DCPBernoulliRBM(BaseBinaryRBM):
                 if no_improvement >= self.n_iter_no_change:
                     if self.verbose:
                         print(
-                            f"Early stopping: no improvement for {no_improvement} epochs."
+                            "Early stopping: no improvement for "
+                            f"{no_improvement} epochs."
                         )
                     break
         if best is not None:
@@ -498,7 +499,7 @@ def _default(value, default):
 
 
 def _dense_rows(X, rows):
-    """Rows of ``X`` as a C-contiguous dense array (sparse input is densified per batch)."""
+    """Rows of ``X`` as a C-contiguous dense array (sparse batches are densified)."""
     batch = X[rows]
     if sp.issparse(batch):
         return batch.toarray()

@@ -184,7 +184,8 @@ def _check_binary_images(images):
     images = np.asarray(images, dtype=np.float64)
     if images.ndim != 2:
         raise ValueError(
-            f"images must be a 2-D array (n_images, n_pixels), got shape {images.shape}."
+            "images must be a 2-D array (n_images, n_pixels), got shape "
+            f"{images.shape}."
         )
     if not np.all((images == 0) | (images == 1)):
         bad = images[(images != 0) & (images != 1)][0]
@@ -303,6 +304,6 @@ def occlude_patches(
     tops = rng.randint(height - patch_size + 1, size=n_images)
     lefts = rng.randint(width - patch_size + 1, size=n_images)
     value = 0.0 if fill_value == "zeros" else 1.0
-    for row, (top, left) in enumerate(zip(tops, lefts)):
+    for row, (top, left) in enumerate(zip(tops, lefts, strict=True)):
         occluded[row, top : top + patch_size, left : left + patch_size] = value
     return occluded.reshape(n_images, n_pixels)

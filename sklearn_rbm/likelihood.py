@@ -268,7 +268,8 @@ def log_partition_ais(
     chains anneal from a model with no couplings whose visible biases are the
     base rate (``logit`` of the training-data mean, whose ``log Z`` is known) to
     the RBM through the distributions
-    ``p_beta(v) ∝ exp(((1 - beta) b_A + beta b)^T v) prod_j (1 + exp(beta (W_j v + c_j)))``.
+    ``p_beta(v) ∝ exp(((1 - beta) b_A + beta b)^T v)
+    prod_j (1 + exp(beta (W_j v + c_j)))``.
     All chains advance together: each temperature costs two matrix products
     of shape (chains x visible x hidden).
 

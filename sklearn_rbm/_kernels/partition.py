@@ -141,7 +141,8 @@ def ais_log_weights(W, b, c, base_bias, betas, n_chains, rng):
 
         Salakhutdinov & Murray (2008), ALGORITHMS.md section 3. The intermediate
         distributions are
-        ``p*_beta(v) = exp(((1-beta) base_bias + beta b)^T v) prod_j (1 + exp(beta (W_j v + c_j)))``;
+        ``p*_beta(v) = exp(((1-beta) base_bias + beta b)^T v)
+    prod_j (1 + exp(beta (W_j v + c_j)))``;
         chains start from exact samples of the base model (``beta = 0``). At each
         temperature one GEMM gives the hidden pre-activations ``V W^T``, used both
         for the weight increment and for drawing ``h``; a second GEMM gives the
