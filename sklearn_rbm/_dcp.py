@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import _FLOAT_DTYPES, BaseBinaryRBM
 from ._kernels.gibbs import dcp_minibatch_update
-from ._utils import kernel_rng
+from ._utils import blas_threads_for, kernel_rng
 from .likelihood import base_rate_bias, free_energy, log_partition_exact
 
 __all__ = ["DCPBernoulliRBM"]
@@ -403,6 +403,11 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         return X[order[n_val:]], X[order[:n_val]]
 
     def _run_epochs(self, X, X_val, n_epochs, settings, rs):
+        n_hidden, n_visible = self.components_.shape
+        with blas_threads_for(self.batch_size * n_hidden * n_visible):
+            self._epochs(X, X_val, n_epochs, settings, rs)
+
+    def _epochs(self, X, X_val, n_epochs, settings, rs):
         spec, n_inner, nu_mu, nu_lam = settings
         W = self.components_
         b, c = self._centred_visible_bias, self._centred_hidden_bias

@@ -23,7 +23,7 @@ from scipy.special import logit
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._kernels.partition import ais_log_weights, log_partition_enumerate
-from ._utils import kernel_rng
+from ._utils import blas_threads_for, kernel_rng
 
 __all__ = [
     "MAX_EXACT_UNITS",
@@ -323,7 +323,10 @@ def log_partition_ais(
                 f"(one bias per visible unit), got shape {base.shape}."
             )
     schedule = ais_betas(1000 if betas is None else betas)
-    log_w = ais_log_weights(W, b, c, base, schedule, n_chains, kernel_rng(random_state))
+    with blas_threads_for(n_chains * n_hidden * n_visible):
+        log_w = ais_log_weights(
+            W, b, c, base, schedule, n_chains, kernel_rng(random_state)
+        )
     log_z_base = float(
         np.logaddexp(0.0, base.astype(np.float64)).sum() + n_hidden * np.log(2.0)
     )
