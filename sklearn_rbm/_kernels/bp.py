@@ -278,6 +278,31 @@ def _pairwise_beliefs(W, A, B, visible_logit, hidden_logit, out):
 
 
 @jit
+def _propagate(W, D, b, c, code, max_iter, tol, damping, A, B, logits, tau_v, tau_h):
+    """Algorithm 1 for one model, in the caller's work arrays.
+
+    ``A``, ``B`` (messages) and ``logits = (logit tau^v, logit tau^h)`` hold
+    the final state on return, for the pairwise beliefs. Returns the number
+    of iterations and whether the beliefs settled.
+    """
+    visible_logit, hidden_logit = logits
+    # Algorithm 1's start: messages 1/2 (log-odds 0), beliefs sigmoid(bias).
+    A[:] = 0.0
+    B[:] = 0.0
+    hidden_logit[:] = c
+    _update_beliefs(b, tau_v)
+    _update_beliefs(c, tau_h)
+    for t in range(max_iter):
+        _send_to_visible(W, D, A, B, hidden_logit, b, visible_logit, code, damping)
+        change = _update_beliefs(visible_logit, tau_v)
+        _send_to_hidden(W, D, A, B, visible_logit, c, hidden_logit, code, damping)
+        change = max(change, _update_beliefs(hidden_logit, tau_h))
+        if change < tol:
+            return t + 1, True
+    return max_iter, False
+
+
+@jit
 def belief_propagation(W, B1, B2, code, max_iter, tol, damping, want_pairwise):
     """Run Algorithm 1 on each row of ``(B1, B2)``; see the module docstring.
 
@@ -296,35 +321,19 @@ def belief_propagation(W, B1, B2, code, max_iter, tol, damping, want_pairwise):
     D = np.exp(-np.abs(W))
     A = np.empty((n_hidden, n_visible))
     B = np.empty((n_hidden, n_visible))
-    visible_logit = np.empty(n_visible)
-    hidden_logit = np.empty(n_hidden)
+    logits = (np.empty(n_visible), np.empty(n_hidden))
     tau_v = np.empty((n_samples, n_visible))
     tau_h = np.empty((n_samples, n_hidden))
     pairwise = np.empty((n_samples if want_pairwise else 0, n_hidden, n_visible))
     n_iter = np.zeros(n_samples, dtype=np.int64)
     converged = np.zeros(n_samples, dtype=np.bool_)
     for s in range(n_samples):
-        # Algorithm 1's start: messages 0.5 (log-odds 0), beliefs sigmoid(bias).
-        A[:] = 0.0
-        B[:] = 0.0
-        hidden_logit[:] = B2[s]
-        _update_beliefs(B1[s], tau_v[s])
-        _update_beliefs(B2[s], tau_h[s])
-        for t in range(max_iter):
-            _send_to_visible(
-                W, D, A, B, hidden_logit, B1[s], visible_logit, code, damping
-            )
-            change = _update_beliefs(visible_logit, tau_v[s])
-            _send_to_hidden(
-                W, D, A, B, visible_logit, B2[s], hidden_logit, code, damping
-            )
-            change = max(change, _update_beliefs(hidden_logit, tau_h[s]))
-            n_iter[s] = t + 1
-            if change < tol:
-                converged[s] = True
-                break
+        n_iter[s], converged[s] = _propagate(
+            W, D, B1[s], B2[s], code, max_iter, tol, damping, A, B, logits,
+            tau_v[s], tau_h[s],
+        )  # fmt: skip
         if want_pairwise:
-            _pairwise_beliefs(W, A, B, visible_logit, hidden_logit, pairwise[s])
+            _pairwise_beliefs(W, A, B, logits[0], logits[1], pairwise[s])
     return tau_v, tau_h, pairwise, n_iter, converged
 
 
