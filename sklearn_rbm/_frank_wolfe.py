@@ -1,0 +1,753 @@
+"""FrankWolfeRBM: a binary RBM grown one hidden unit at a time by Frank-Wolfe
+(Ping, Liu & Ihler, "Learning Infinite RBMs with Frank-Wolfe", NIPS 2016).
+
+The seed's Algorithm 1, with the symbols of the paper:
+
+* each hidden unit is one vector ``w = [W_j, c_j]`` acting on the visible
+  vector with a constant 1 appended (the hidden bias folded in);
+* step ``t`` draws ``S`` samples from the current model (persistent Gibbs
+  chains), solves the single-unit sub-problem (Eq. 9) on those fixed samples
+  with scipy's L-BFGS, inserts the unit with ``alpha_t = t`` so that the model
+  stays an ordinary RBM with ``t`` units (Proposition 3.1), and moves the
+  visible bias ``b`` by a few stochastic gradient steps (Eq. 10);
+* the number of units is chosen on held-out data while the model grows.
+
+This module holds the scikit-learn surface and the outer loop; the
+element-wise pass of the sub-problem is in ``_kernels/frank_wolfe.py``.
+"""
+
+import numbers
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize, minimize_scalar
+from scipy.special import expit
+from sklearn.base import _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import _FLOAT_DTYPES, BaseBinaryRBM
+from ._kernels.frank_wolfe import signed_softplus_sum_, softplus_rows
+from ._kernels.gibbs import gibbs_sample_visible
+from ._utils import blas_threads_for, kernel_rng
+from .likelihood import base_rate_bias
+
+__all__ = ["FrankWolfeRBM"]
+
+# Beyond this size a parameter of a binary RBM has no meaning (sigmoids
+# saturate at |x| ~ 40); reaching it means the bias step made training diverge.
+_DIVERGED_PARAMETER = 1e8
+# A unit must lower the sub-problem objective below its value 0 at w = 0 by
+# more than rounding (L-BFGS near w = 0 returns values like -1e-15).
+_MIN_IMPROVEMENT = 1e-10
+# Scale of the random starting points of the sub-problem: small, so that
+# L-BFGS starts where the objective is near its value 0 at w = 0 and the
+# restarts differ only in the direction they leave it.
+_START_SCALE = 0.01
+
+
+class FrankWolfeRBM(BaseBinaryRBM):
+    """Binary RBM grown one hidden unit at a time by Frank-Wolfe.
+
+    Ping, Liu & Ihler (2016) relax the RBM to a model with a distribution
+    ``q(w)`` over hidden-unit weights,
+    ``log p(v) = alpha E_q[softplus(w^T [v, 1])] + b^T v - log Z``, whose
+    penalised likelihood is concave in ``q`` (their Eqs. 5-6). Frank-Wolfe
+    with step ``1/t`` adds one point mass per step, and with ``alpha_t = t``
+    the model after ``t`` steps is exactly an RBM with the ``t`` units found
+    so far. Each step (their Algorithm 1):
+
+    1. advances ``n_samples_per_step`` persistent Gibbs chains
+       ``n_gibbs_steps`` steps under the current model;
+    2. solves the linear sub-problem (Eq. 9) on those fixed samples,
+       ``w*_t = argmin_w alpha/2 |w|^2 + mean_s softplus(w^T v~_s)
+       - mean_n softplus(w^T v~_n)``, by L-BFGS with the closed-form gradient
+       (``n_restarts`` random starts, the best kept);
+    3. inserts ``w*_t`` as hidden unit ``t``;
+    4. makes ``n_bias_steps`` steps ``b += visible_learning_rate *
+       (mean(data) - mean(chains))`` (Eq. 10), advancing the chains one Gibbs
+       step before each.
+
+    Because the model after every step is an ordinary RBM, the sequence of
+    models of increasing size comes for free, and the size is chosen on
+    held-out data as the model grows (see ``early_stopping``).
+
+    Read more in the :ref:`User Guide <frank_wolfe_user_guide>`.
+
+    Parameters
+    ----------
+    max_components : int, default=100
+        Largest number of hidden units, the seed's ``T``.
+    alpha : float, default=0.1
+        L2 penalty of each unit's weights (hidden bias included), the seed's
+        ``lambda`` in Eqs. 6 and 9. It keeps the sub-problem bounded, so it
+        must be positive; the seed selects it from {1, 0.5, 0.1, 0.05, 0.01}.
+    visible_learning_rate : float, default=0.01
+        Step size ``eta`` of the visible-bias updates (Eq. 10); the seed
+        selects it from {0.05, 0.02, 0.01, 0.005}.
+    n_samples_per_step : int, default=500
+        Number ``S`` of persistent Gibbs chains, whose states are the model
+        samples of the sub-problem and of the bias gradient.
+    n_gibbs_steps : int, default=10
+        Gibbs steps of every chain before each sub-problem.
+    n_bias_steps : int, default=10
+        Visible-bias gradient steps after each inserted unit (the inner
+        ``repeat`` loop of Algorithm 1), one Gibbs step of the chains each.
+    n_restarts : int, default=1
+        Random starting points of each sub-problem (it is not convex); the
+        solution with the lowest objective is inserted.
+    max_iter : int, default=100
+        L-BFGS iterations per sub-problem start. A start that stops without
+        converging raises a ``ConvergenceWarning``; its unit is still inserted
+        when it improves the objective (value below 0, the value of ``w = 0``).
+    tol : float, default=1e-5
+        L-BFGS tolerance on the projected gradient (scipy's ``gtol``).
+    init : fitted RBM estimator or None, default=None
+        ``None`` starts from the independent model with the data's base rate
+        (no hidden units). A fitted RBM-family estimator (for instance a
+        :class:`DCPBernoulliRBM` trained by CD) is grown further instead: its
+        units become ``w*_1 ... w*_k`` and the steps continue at ``t = k + 1``
+        (the seed's "adding hidden units", Sec. 3.2). ``max_components`` must
+        exceed ``k``.
+    validation_fraction : float or None, default=0.1
+        Fraction of the training data held out to choose the number of units.
+        ``None`` holds nothing out and keeps every unit.
+    early_stopping : bool, default=True
+        Stop growing once the held-out criterion has not improved for
+        ``n_iter_no_change`` consecutive evaluations, and keep the best
+        model. The criterion is the held-out log-likelihood every
+        ``score_every`` units when ``score_every`` is set; otherwise the
+        free-energy estimate of the held-out log-likelihood change (see the
+        Notes). With ``False`` the model grows to ``max_components`` and the
+        best size is still selected when there is held-out data.
+    n_iter_no_change : int, default=10
+        Patience of early stopping, in evaluations of the criterion (units,
+        or likelihood evaluations with ``score_every``).
+    score_every : int or None, default=None
+        Compute the held-out log-likelihood (as ``score`` does: exact or AIS)
+        every ``score_every`` units, the seed's ``k``, and choose the size by
+        it. ``None`` computes none.
+    score_method : {'auto', 'exact', 'ais'}, default='auto'
+        How ``score`` obtains ``log Z``: exact enumeration of the smaller
+        layer, AIS, or exact while the smaller layer has at most 20 units.
+    ais_n_chains : int, default=100
+        AIS chains (the seeds' value).
+    ais_betas : int, {'linear', 'three-segment'} or array-like, default=1000
+        AIS temperatures; ``'three-segment'`` is the seed's 14,500.
+    verbose : int, default=0
+        Print one line per inserted unit.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the held-out split, the chains, the sub-problem starts and the
+        AIS chains. The same value gives bit-identical parameters.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        Weights ``W`` of the selected model, one row per unit in the order
+        they were inserted.
+    intercept_hidden_ : ndarray of shape (n_components_,)
+        Hidden biases ``c`` (the last coordinate of each ``w*_t``).
+    intercept_visible_ : ndarray of shape (n_features,)
+        Visible biases ``b`` of the selected model.
+    n_components_ : int
+        Number of hidden units of the selected model.
+    history_ : dict of ndarray
+        One entry per inserted unit, for plotting: ``'n_components'`` (size
+        after the step), ``'objective'`` (sub-problem value at ``w*_t``,
+        Eq. 9; below 0 when the unit improves the linearised likelihood),
+        ``'free_energy_gap'`` (mean held-out minus mean training free energy,
+        ``log Z`` cancels; NaN without held-out data), ``'validation_gain'``
+        (the free-energy estimate of the held-out log-likelihood change, see
+        the Notes), ``'validation_log_likelihood'`` (NaN where not computed)
+        and ``'time'`` (seconds since the start of ``fit``).
+    n_steps_ : int
+        Frank-Wolfe steps run (units inserted, selected or not).
+    base_rate_bias_ : ndarray of shape (n_features,)
+        ``logit`` of the clipped training-data mean: the starting visible
+        bias and the AIS base model.
+    random_state_ : RandomState
+        Stream used by :meth:`gibbs`.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    See Also
+    --------
+    DCPBernoulliRBM : fixed-size RBM trained by CD, PCD or S-DCP; use
+        :meth:`fine_tune` to train the grown model further with it.
+
+    Notes
+    -----
+    Deviations from Algorithm 1 as printed, each for a stated reason:
+
+    * The seed starts from ``b_0 = 0`` and one random unit with
+      ``alpha_0 = 1``, a unit that the first step discards (``q_1`` is the
+      point mass at ``w*_1``). We start from the model with no unit and the
+      base-rate biases, which is the best independent model: the first
+      samples are exact and the random unit serves no purpose.
+    * The printed sub-problem (Eq. 9) omits the factor ``alpha_t`` of the
+      functional gradient (Eq. 8); we solve Eq. 9 as printed, so ``alpha``
+      is the penalty of one unit.
+    * Held-out selection: the seed monitors the gap between the mean training
+      and held-out log-likelihoods (``log Z`` cancels) and stops when it
+      "largely increases". To turn this into a rule without a threshold we
+      weigh the gap's growth against the training gain: adding unit ``w``
+      changes the training log-likelihood by
+      ``mean_n softplus(w^T v~_n) - log E_p[exp(softplus(w^T v~))]``, whose
+      expectation term we estimate from the ``S`` chain states; the held-out
+      change (``'validation_gain'``) is that minus the growth of the gap. The
+      size with the largest cumulative held-out gain is selected.
+
+    References
+    ----------
+    W. Ping, Q. Liu and A. Ihler. Learning infinite RBMs with Frank-Wolfe.
+    NIPS 2016.
+
+    Examples
+    --------
+    >>> from sklearn_rbm._frank_wolfe import FrankWolfeRBM
+    >>> from sklearn_rbm.datasets import load_binary_digits
+    >>> X, _ = load_binary_digits()
+    >>> fw = FrankWolfeRBM(max_components=10, n_samples_per_step=100,
+    ...                    validation_fraction=None, random_state=0).fit(X)
+    >>> fw.n_components_, fw.transform(X).shape
+    (10, (1797, 10))
+    >>> bool(fw.history_['objective'].max() < 0)  # every unit improved Eq. 9
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **BaseBinaryRBM._parameter_constraints,
+        "max_components": [Interval(numbers.Integral, 1, None, closed="left")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "visible_learning_rate": [Interval(numbers.Real, 0, None, closed="left")],
+        "n_samples_per_step": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_gibbs_steps": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_bias_steps": [Interval(numbers.Integral, 0, None, closed="left")],
+        "n_restarts": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "init": [HasMethods(["transform"]), None],
+        "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "early_stopping": ["boolean"],
+        "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
+        "score_every": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "unit_scale": [StrOptions({"one", "line-search"})],
+    }
+
+    def __init__(
+        self,
+        max_components=100,
+        *,
+        alpha=0.1,
+        visible_learning_rate=0.01,
+        n_samples_per_step=500,
+        n_gibbs_steps=10,
+        n_bias_steps=10,
+        n_restarts=1,
+        unit_scale="line-search",
+        max_iter=100,
+        tol=1e-5,
+        init=None,
+        validation_fraction=0.1,
+        early_stopping=True,
+        n_iter_no_change=10,
+        score_every=None,
+        score_method="auto",
+        ais_n_chains=100,
+        ais_betas=1000,
+        verbose=0,
+        random_state=None,
+    ):
+        self.max_components = max_components
+        self.alpha = alpha
+        self.visible_learning_rate = visible_learning_rate
+        self.n_samples_per_step = n_samples_per_step
+        self.n_gibbs_steps = n_gibbs_steps
+        self.n_bias_steps = n_bias_steps
+        self.n_restarts = n_restarts
+        self.unit_scale = unit_scale
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init = init
+        self.validation_fraction = validation_fraction
+        self.early_stopping = early_stopping
+        self.n_iter_no_change = n_iter_no_change
+        self.score_every = score_every
+        self.score_method = score_method
+        self.ais_n_chains = ais_n_chains
+        self.ais_betas = ais_betas
+        self.verbose = verbose
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Grow the RBM on ``X`` and keep the size chosen on held-out data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data: binary, or values in [0, 1] read as probabilities.
+            Sparse input is densified once (the sub-problem reads every row
+            at every L-BFGS iteration).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : FrankWolfeRBM
+            The fitted estimator.
+        """
+        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES)
+        rs = check_random_state(self.random_state)
+        X_train, X_val = self._split_validation(X, rs)
+        growth = _Growth(self, X_train, X_val, rs)
+        n_visible = X.shape[1]
+        with blas_threads_for(
+            self.n_samples_per_step * self.max_components * n_visible
+        ):
+            growth.run()
+        growth.publish_selected(X.dtype)
+        return self
+
+    def _split_validation(self, X, rs):
+        fraction = self.validation_fraction
+        if fraction is None:
+            return X, None
+        n_samples = X.shape[0]
+        n_val = int(round(fraction * n_samples))
+        if n_val < 1 or n_val >= n_samples:
+            raise ValueError(
+                f"validation_fraction={fraction} of n_samples={n_samples} leaves "
+                f"{n_val} for validation and {n_samples - n_val} for training; "
+                "both need at least one. Use more data, another fraction, or "
+                "validation_fraction=None."
+            )
+        order = rs.permutation(n_samples)
+        return X[order[n_val:]], X[order[:n_val]]
+
+    # ----------------------------------------------------------- fine-tuning
+    def fine_tune(self, X, **params):
+        """Train the selected model further by CD: the seed's "CD (FW init.)".
+
+        Equivalent to ``DCPBernoulliRBM(n_components=self.n_components_,
+        solver='cd', init=self, **params).fit(X)``; ``params`` are any other
+        :class:`DCPBernoulliRBM` hyperparameters (they may override
+        ``solver``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        **params
+            Hyperparameters of :class:`DCPBernoulliRBM`.
+
+        Returns
+        -------
+        rbm : DCPBernoulliRBM
+            The fitted, fine-tuned RBM; ``self`` is not modified.
+        """
+        from ._dcp import DCPBernoulliRBM
+
+        check_is_fitted(self, "components_")
+        settings = {"solver": "cd", **params}
+        rbm = DCPBernoulliRBM(n_components=self.n_components_, init=self, **settings)
+        return rbm.fit(X)
+
+
+class _Growth:
+    """The state of one ``fit``: data, chains, units so far and the history."""
+
+    def __init__(self, rbm, X_train, X_val, rs):
+        self.rbm, self.rs = rbm, rs
+        self.start = time.perf_counter()
+        X_train = X_train.toarray() if sp.issparse(X_train) else X_train
+        X_train = np.asarray(X_train, dtype=np.float64)
+        n_train, n_visible = X_train.shape
+        n_chains = rbm.n_samples_per_step
+        # The sub-problem's rows, fixed data on top and the chain states below,
+        # each with the constant 1 of the hidden bias: refilling the bottom
+        # block is all a step changes, so the data are copied once per fit.
+        self.rows = np.ones((n_train + n_chains, n_visible + 1))
+        self.rows[:n_train, :n_visible] = X_train
+        self.coef = np.concatenate(
+            [np.full(n_train, -1.0 / n_train), np.full(n_chains, 1.0 / n_chains)]
+        )
+        self.n_train = n_train
+        self.data_mean = X_train.mean(axis=0)
+        self.X_val = X_val
+        self._initialise(X_train)
+
+    # -------------------------------------------------------- initialisation
+    def _initialise(self, X_train):
+        rbm, rs = self.rbm, self.rs
+        n_visible = X_train.shape[1]
+        rbm.base_rate_bias_ = base_rate_bias(X_train)
+        rbm._ais_seed = int(rs.randint(np.iinfo(np.int32).max))
+        rbm.random_state_ = check_random_state(rs.randint(np.iinfo(np.int32).max))
+        self.kernel_rng = kernel_rng(rs)
+        if rbm.init is None:
+            W = np.zeros((0, n_visible))
+            c = np.zeros(0)
+            b = rbm.base_rate_bias_.copy()
+        else:
+            W, b, c = _parameters_of(rbm.init, n_visible)
+        if W.shape[0] >= rbm.max_components:
+            raise ValueError(
+                f"init already has {W.shape[0]} hidden units and "
+                f"max_components={rbm.max_components}; growing it needs "
+                f"max_components > {W.shape[0]}."
+            )
+        self.W, self.b, self.c = W, b, c
+        # Chains start as exact samples of the base-rate model; under a
+        # warm start they first burn in under the initial model.
+        start = rs.random_sample((rbm.n_samples_per_step, n_visible))
+        self.chains = (start < expit(rbm.base_rate_bias_)).astype(np.float64)
+        self.initial_size = W.shape[0]
+        # Running sums of each row's softplus terms: the free energies of
+        # training and held-out rows update in O(rows x features) per unit.
+        self.train_softplus = self._softplus_of_units(self.rows[: self.n_train])
+        self.val_softplus = (
+            None if self.X_val is None else self._softplus_of_units(self.X_val)
+        )
+        self.biases = [b.copy()]  # b after each step, to publish any size
+        self.records = []
+        self.last_gap = None if self.X_val is None else self._free_energy_gap()
+        self._publish(W.shape[0])
+
+    def _softplus_of_units(self, X):
+        pre = safe_sparse_dot(X[:, : self.W.shape[1]], self.W.T, dense_output=True)
+        return np.logaddexp(0.0, pre + self.c).sum(axis=1)
+
+    # ------------------------------------------------------------ the loop
+    def run(self):
+        rbm = self.rbm
+        stopper = _EarlyStopping(rbm, self.X_val is not None, self.initial_size)
+        for t in range(self.initial_size + 1, rbm.max_components + 1):
+            record = self.step(t)
+            if record is None:
+                if rbm.verbose:
+                    print(
+                        f"[FrankWolfeRBM] step {t}: no unit improves the "
+                        "objective; Frank-Wolfe has converged."
+                    )
+                break
+            self.records.append(record)
+            if rbm.verbose:
+                _report(record)
+            if stopper.update(record):
+                if rbm.verbose:
+                    print(
+                        "[FrankWolfeRBM] early stopping: no held-out improvement "
+                        f"for {rbm.n_iter_no_change} evaluations."
+                    )
+                break
+        self.selected = stopper.best_size(self.W.shape[0])
+
+    def step(self, t):
+        """One Frank-Wolfe step (Algorithm 1); ``None`` when nothing improves."""
+        rbm = self.rbm
+        self._advance_chains(rbm.n_gibbs_steps)
+        n_visible = self.W.shape[1]
+        self.rows[self.n_train :, :n_visible] = self.chains
+        w, objective = self._solve_subproblem(t)
+        if w is None:
+            return None
+        w, scale, _ = self._scale_unit(w)
+        b_before = self.b.copy()
+        self._insert(w)
+        self._update_visible_bias(t)
+        gain = self._training_gain(w, b_before)
+        return self._record(t, objective, scale, gain)
+
+    def _advance_chains(self, n_steps):
+        if self.W.shape[0] == 0:
+            # No unit: the model is independent and its samples are exact.
+            p = expit(self.b)
+            u = self.rs.random_sample(self.chains.shape)
+            self.chains = (u < p).astype(np.float64)
+            return
+        self.chains = gibbs_sample_visible(
+            self.chains, self.W, self.b, self.c, n_steps, self.kernel_rng
+        )
+
+    # ------------------------------------------------------ the sub-problem
+    def _solve_subproblem(self, t):
+        """Best of ``n_restarts`` L-BFGS runs on Eq. 9; ``(None, value)`` if
+        none improves on ``w = 0``."""
+        rbm = self.rbm
+        problem = _SubProblem(self.rows, self.coef, float(rbm.alpha))
+        starts = self.rs.normal(0.0, _START_SCALE, (rbm.n_restarts, self.rows.shape[1]))
+        return _best_unit(problem, starts, rbm.max_iter, rbm.tol, t)
+
+    def _scale_unit(self, w):
+        """The unit to insert and the estimated training gain of inserting it.
+
+        Inserting ``s w`` changes the mean training log-likelihood by
+        ``g(s) = mean_n softplus(s w.v~_n) - log E_p[exp(softplus(s w.v~))]``
+        (the ratio of the new to the old partition function is
+        ``E_p[1 + exp(s w.v~)]``), the expectation estimated on the chain
+        states. ``unit_scale='one'`` inserts ``w`` (``s = 1``, the seed's
+        ``alpha_t = t``); ``'line-search'`` maximises ``g`` over ``s`` in
+        [0, 1].
+        """
+        pre = self.rows @ w
+        data_pre, chain_pre = pre[: self.n_train], pre[self.n_train :]
+
+        def gain(scale):
+            data_term = softplus_rows(scale * data_pre).mean()
+            log_ratio = _log_mean_exp(softplus_rows(scale * chain_pre))
+            return float(data_term - log_ratio)
+
+        scale = 1.0
+        if self.rbm.unit_scale == "line-search":
+            result = minimize_scalar(
+                lambda s: -gain(s), bounds=(0.0, 1.0), method="bounded",
+                options={"xatol": 1e-3},
+            )  # fmt: skip
+            scale = float(result.x) if -result.fun > gain(1.0) else 1.0
+        self.new_train_softplus = softplus_rows(scale * data_pre)
+        return scale * w, scale, gain(scale)
+
+    def _training_gain(self, w, b_before):
+        """Estimated change of the mean training log-likelihood over the step.
+
+        The unnormalised log-density rises by
+        ``u(v) = softplus(w.v~) + (b_t - b_{t-1}).v``. The training mean of
+        ``u`` is exact; ``log Z_t / Z_{t-1} = -log E_new[exp(-u)]`` is
+        estimated on the chain states after the bias steps, samples of the new
+        model. This direction has bounded weights (``u`` is at least the bias
+        term) and uses samples that ``w`` was not fitted to; the forward
+        estimate on the sub-problem's own samples is biased upwards by that
+        fit (it overstated the gain several times over on digits).
+        """
+        n_visible = self.W.shape[1]
+        delta_b = self.b - b_before
+        new_pre = self.chains @ w[:n_visible] + w[n_visible]
+        u_new = softplus_rows(new_pre) + self.chains @ delta_b
+        train_rows = self.rows[: self.n_train, :n_visible]
+        u_train = self.new_train_softplus + train_rows @ delta_b
+        return float(u_train.mean() + _log_mean_exp(-u_new))
+
+    # ------------------------------------------------------------- updates
+    def _insert(self, w):
+        n_visible = self.W.shape[1]
+        self.W = np.vstack([self.W, w[None, :n_visible]])
+        self.c = np.append(self.c, w[n_visible])
+        self.train_softplus += self.new_train_softplus
+        if self.X_val is not None:
+            pre = safe_sparse_dot(self.X_val, w[:n_visible], dense_output=True)
+            self.val_softplus += np.logaddexp(0.0, np.ravel(pre) + w[n_visible])
+
+    def _update_visible_bias(self, t):
+        """Eq. 10: ``b += eta (mean(data) - mean(chains))``, one Gibbs step of
+        the chains before each gradient step."""
+        rbm = self.rbm
+        eta = float(rbm.visible_learning_rate)
+        for _ in range(rbm.n_bias_steps):
+            self._advance_chains(1)
+            self.b += eta * (self.data_mean - self.chains.mean(axis=0))
+        largest = np.abs(self.b).max(initial=0.0)
+        if not np.isfinite(largest) or largest >= _DIVERGED_PARAMETER:
+            self._publish(t - 1)
+            raise FloatingPointError(
+                f"Training diverged at unit {t}: the visible biases became "
+                f"{'non-finite' if not np.isfinite(largest) else 'larger than 1e8'}"
+                f" with visible_learning_rate={rbm.visible_learning_rate:g}. Use a "
+                "smaller visible_learning_rate. The parameters before this unit "
+                "were kept."
+            )
+        self.biases.append(self.b.copy())
+
+    # ---------------------------------------------------------- monitoring
+    def _record(self, t, objective, scale, gain):
+        rbm = self.rbm
+        gap = val_gain = np.nan
+        if self.X_val is not None:
+            gap = self._free_energy_gap()
+            val_gain = gain - (gap - self.last_gap)
+            self.last_gap = gap
+        log_likelihood = np.nan
+        if (
+            self.X_val is not None
+            and rbm.score_every is not None
+            and (t - self.initial_size) % rbm.score_every == 0
+        ):
+            self._publish(t)
+            log_likelihood = rbm.score(self.X_val)
+        return {
+            "n_components": t,
+            "objective": objective,
+            "scale": scale,
+            "training_gain": gain,
+            "free_energy_gap": gap,
+            "validation_gain": val_gain,
+            "validation_log_likelihood": log_likelihood,
+            "time": time.perf_counter() - self.start,
+        }
+
+    def _free_energy_gap(self):
+        """Mean held-out minus mean training free energy (``log Z`` cancels)."""
+        val_mean = np.asarray(self.X_val.mean(axis=0)).ravel()
+        train = -self.b @ self.data_mean - self.train_softplus.mean()
+        val = -self.b @ val_mean - self.val_softplus.mean()
+        return float(val - train)
+
+    # ---------------------------------------------------------- publishing
+    def _publish(self, size):
+        """Install the model with the first ``size`` units in the estimator."""
+        self.rbm._set_fitted_parameters(
+            self.W[:size].copy(), self.biases[size - self.initial_size].copy(),
+            self.c[:size].copy(),
+        )  # fmt: skip
+
+    def publish_selected(self, dtype):
+        rbm = self.rbm
+        self._publish(self.selected)
+        rbm._set_fitted_parameters(
+            rbm.components_.astype(dtype),
+            rbm.intercept_visible_.astype(dtype),
+            rbm.intercept_hidden_.astype(dtype),
+        )
+        rbm.n_components_ = self.selected
+        rbm.n_steps_ = len(self.records)
+        keys = (
+            "n_components",
+            "objective",
+            "scale",
+            "training_gain",
+            "free_energy_gap",
+            "validation_gain",
+            "validation_log_likelihood",
+            "time",
+        )
+        rbm.history_ = {
+            key: np.array([r[key] for r in self.records], dtype=float) for key in keys
+        }
+        rbm.history_["n_components"] = rbm.history_["n_components"].astype(int)
+
+
+class _SubProblem:
+    """Eq. 9 on fixed rows: value and gradient for scipy's L-BFGS.
+
+    ``f(w) = alpha/2 |w|^2 + sum_r coef_r softplus(rows_r . w)`` and
+    ``grad f = alpha w + rows^T (coef * sigmoid(rows . w))``: two BLAS
+    matrix-vector products around one compiled element-wise pass.
+    """
+
+    def __init__(self, rows, coef, alpha):
+        self.rows, self.coef, self.alpha = rows, coef, alpha
+
+    def __call__(self, w):
+        pre = self.rows @ w
+        value = signed_softplus_sum_(pre, self.coef)  # pre now holds the weights
+        gradient = self.rows.T @ pre
+        gradient += self.alpha * w
+        return value + 0.5 * self.alpha * float(w @ w), gradient
+
+
+def _best_unit(problem, starts, max_iter, tol, t):
+    """L-BFGS on ``problem`` from each start; the best point and its value,
+    or ``(None, value)`` when no run lowers the objective below its value 0
+    at ``w = 0`` (then no unit improves the linearised likelihood)."""
+    best = None
+    for w0 in starts:
+        result = minimize(
+            problem, w0, jac=True, method="L-BFGS-B",
+            options={"maxiter": max_iter, "gtol": tol},
+        )  # fmt: skip
+        if not result.success:
+            warnings.warn(
+                f"L-BFGS did not converge on the sub-problem of unit {t} "
+                f"({result.message}); max_iter={max_iter}. The unit is inserted "
+                "only if it improves the objective (value < 0). Increase "
+                "max_iter or alpha.",
+                ConvergenceWarning,
+                stacklevel=6,
+            )
+        if best is None or result.fun < best.fun:
+            best = result
+    if not np.isfinite(best.fun) or best.fun > -_MIN_IMPROVEMENT:
+        return None, float(best.fun)
+    return best.x, float(best.fun)
+
+
+class _EarlyStopping:
+    """The held-out criterion: the best size seen and when to stop growing."""
+
+    def __init__(self, rbm, has_validation, initial_size):
+        self.rbm = rbm
+        self.active = has_validation
+        self.use_likelihood = rbm.score_every is not None
+        self.cumulative = 0.0
+        # (criterion, size). The gap criterion is a change from the initial
+        # model, so a warm start's own size competes at 0; a fit from
+        # scratch keeps at least one unit.
+        keep_initial = initial_size > 0 and not self.use_likelihood
+        self.best = (0.0, initial_size) if keep_initial else (-np.inf, None)
+        self.stale = 0
+
+    def update(self, record):
+        """Take one step's record; True when growing should stop."""
+        if not self.active:
+            return False
+        if self.use_likelihood:
+            value = record["validation_log_likelihood"]
+            if np.isnan(value):
+                return False
+        else:
+            self.cumulative += record["validation_gain"]
+            value = self.cumulative
+        if value > self.best[0]:
+            self.best, self.stale = (value, record["n_components"]), 0
+        else:
+            self.stale += 1
+        return self.rbm.early_stopping and self.stale >= self.rbm.n_iter_no_change
+
+    def best_size(self, final_size):
+        if not self.active or self.best[1] is None:
+            return final_size
+        return self.best[1]
+
+
+def _log_mean_exp(x):
+    shift = x.max()
+    return shift + np.log(np.mean(np.exp(x - shift)))
+
+
+def _report(record):
+    message = (
+        f"[FrankWolfeRBM] unit {record['n_components']}, "
+        f"{record['time']:.2f} s, objective {record['objective']:.4f}"
+    )
+    if not np.isnan(record["free_energy_gap"]):
+        message += (
+            f", free-energy gap {record['free_energy_gap']:.4f}"
+            f", held-out gain {record['validation_gain']:.4f}"
+        )
+    if not np.isnan(record["validation_log_likelihood"]):
+        message += (
+            f", held-out log-likelihood {record['validation_log_likelihood']:.4f}"
+        )
+    print(message)
+
+
+def _parameters_of(estimator, n_features):
+    """float64 copies of a fitted RBM estimator's ``(W, b, c)`` for growing it."""
+    check_is_fitted(estimator, "components_")
+    W = np.array(estimator.components_, dtype=np.float64)
+    if W.ndim != 2 or W.shape[1] != n_features:
+        raise ValueError(
+            f"init was fitted on {W.shape[-1]} features but X has {n_features}; "
+            "growing an RBM needs the same visible units."
+        )
+    b = np.array(estimator.intercept_visible_, dtype=np.float64)
+    c = np.array(estimator.intercept_hidden_, dtype=np.float64)
+    return W, b, c

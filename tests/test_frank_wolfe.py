@@ -1,0 +1,387 @@
+"""FrankWolfeRBM: the sub-problem against finite differences, the likelihood
+against exact enumeration, the seed's behaviour on digits, warm starts and
+fine-tuning, and bad input."""
+
+import hashlib
+import itertools
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+
+from sklearn_rbm._dcp import DCPBernoulliRBM
+from sklearn_rbm._frank_wolfe import FrankWolfeRBM, _best_unit, _SubProblem
+from sklearn_rbm.datasets import load_binary_digits, make_bars_and_stripes
+from sklearn_rbm.likelihood import base_rate_bias
+
+TINY = dict(n_samples_per_step=200, n_gibbs_steps=5, n_bias_steps=5)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return load_binary_digits()[0]
+
+
+@pytest.fixture(scope="module")
+def bars():
+    return make_bars_and_stripes(300, random_state=0)
+
+
+def exact_mean_log_likelihood(X, W, b, c):
+    """Mean log p(v) of a tiny RBM by enumerating every visible state."""
+    V = np.array(list(itertools.product([0.0, 1.0], repeat=X.shape[1])))
+    log_z = logsumexp(V @ b + np.logaddexp(0.0, V @ W.T + c).sum(axis=1))
+    free = X @ b + np.logaddexp(0.0, X @ W.T + c).sum(axis=1)
+    return float(np.mean(free) - log_z)
+
+
+# ------------------------------------------------------------ sub-problem
+def subproblem_rows(rng, n_data=30, n_samples=20, n_visible=8):
+    data = (rng.random((n_data, n_visible)) < 0.3).astype(float)
+    samples = (rng.random((n_samples, n_visible)) < 0.6).astype(float)
+    rows = np.ones((n_data + n_samples, n_visible + 1))
+    rows[:n_data, :n_visible], rows[n_data:, :n_visible] = data, samples
+    coef = np.r_[np.full(n_data, -1.0 / n_data), np.full(n_samples, 1.0 / n_samples)]
+    return rows, coef, data, samples
+
+
+def test_subproblem_value_is_eq9():
+    """alpha/2 |w|^2 + mean_s softplus(w.v~_s) - mean_n softplus(w.v~_n)."""
+    rng = np.random.default_rng(0)
+    rows, coef, data, samples = subproblem_rows(rng)
+    w = rng.standard_normal(9)
+    value, _ = _SubProblem(rows, coef, 0.3)(w)
+    expected = (
+        0.15 * w @ w
+        + np.logaddexp(0.0, samples @ w[:8] + w[8]).mean()
+        - np.logaddexp(0.0, data @ w[:8] + w[8]).mean()
+    )
+    assert value == pytest.approx(expected, abs=1e-12)
+    assert _SubProblem(rows, coef, 0.3)(np.zeros(9))[0] == pytest.approx(0, abs=1e-14)
+
+
+def test_subproblem_gradient_matches_finite_differences():
+    rng = np.random.default_rng(1)
+    rows, coef, _, _ = subproblem_rows(rng)
+    problem = _SubProblem(rows, coef, 0.1)
+    for _ in range(3):
+        w = 2.0 * rng.standard_normal(9)
+        _, gradient = problem(w)
+        step = 1e-6
+        numeric = [
+            (problem(w + step * e)[0] - problem(w - step * e)[0]) / (2 * step)
+            for e in np.eye(9)
+        ]
+        np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------ likelihood on tiny models
+def test_exact_log_likelihood_rises_over_the_first_steps(bars):
+    """On 9-pixel bars & stripes, the exact training log-likelihood of the
+    model after each of the first steps rises above the base-rate model."""
+    scores = []
+    for size in range(1, 6):
+        fw = FrankWolfeRBM(
+            max_components=size, alpha=0.03, validation_fraction=None,
+            n_samples_per_step=1000, random_state=0,
+        ).fit(bars)  # fmt: skip
+        params = (fw.components_, fw.intercept_visible_, fw.intercept_hidden_)
+        scores.append(exact_mean_log_likelihood(bars, *params))
+        assert fw.score(bars) == pytest.approx(scores[-1], abs=1e-9)
+    b = base_rate_bias(bars)
+    independent = float(np.mean(bars @ b) - np.logaddexp(0.0, b).sum())
+    assert scores[0] > independent
+    # Monotone up to the Monte Carlo noise of the bias steps (0.01 nats).
+    assert np.all(np.diff(scores) > -0.01)
+    assert scores[-1] > independent + 0.2
+
+
+def test_smaller_fits_are_prefixes_of_larger_ones(bars):
+    """Step t does not depend on max_components: a fit to T units contains
+    the fit to T - 2 units (the same random_state, bit for bit)."""
+    params = dict(alpha=0.03, validation_fraction=None, random_state=3, **TINY)
+    small = FrankWolfeRBM(max_components=3, **params).fit(bars)
+    large = FrankWolfeRBM(max_components=5, **params).fit(bars)
+    np.testing.assert_array_equal(small.components_, large.components_[:3])
+
+
+def test_training_gain_estimates_the_exact_change(bars):
+    """history_['training_gain'] estimates the change of the exact mean
+    training log-likelihood over each step (unit and bias steps together)."""
+    params = dict(
+        alpha=0.03, validation_fraction=None, n_samples_per_step=4000,
+        n_gibbs_steps=20, n_bias_steps=20, random_state=0,
+    )  # fmt: skip
+    b = base_rate_bias(bars)
+    exact = [float(np.mean(bars @ b) - np.logaddexp(0.0, b).sum())]
+    for size in (1, 2, 3):  # each fit is a prefix of the next (tested above)
+        fw = FrankWolfeRBM(max_components=size, **params).fit(bars)
+        W, b, c = fw.components_, fw.intercept_visible_, fw.intercept_hidden_
+        exact.append(exact_mean_log_likelihood(bars, W, b, c))
+    np.testing.assert_allclose(fw.history_["training_gain"], np.diff(exact), atol=0.01)
+
+
+# ------------------------------------------------------- digits, the seed
+@pytest.fixture(scope="module")
+def digits_fit(digits):
+    return FrankWolfeRBM(
+        max_components=30, alpha=0.1, n_samples_per_step=300,
+        validation_fraction=0.3, early_stopping=False, score_every=5,
+        score_method="ais", ais_betas=300, random_state=0,
+    ).fit(digits)  # fmt: skip
+
+
+def test_digits_objective_and_held_out_likelihood_behave_as_the_seed(digits_fit):
+    """Ping et al. Sec. 3.2 / Fig. 1 at smoke size: every inserted unit
+    improves the linearised objective (Eq. 9 below 0), its improvements shrink
+    as the model approaches the data, the held-out likelihood rises above the
+    base-rate model, and the train / held-out free-energy gap grows."""
+    history = digits_fit.history_
+    assert np.all(history["objective"] < 0)
+    assert np.mean(history["objective"][-10:]) > np.mean(history["objective"][:10])
+    scored = ~np.isnan(history["validation_log_likelihood"])
+    assert list(history["n_components"][scored]) == [5, 10, 15, 20, 25, 30]
+    curve = history["validation_log_likelihood"][scored]
+    assert curve[-1] > curve[0]
+    gap = history["free_energy_gap"]
+    assert np.mean(gap[-5:]) > np.mean(gap[:5])
+
+
+def test_selected_size_is_the_best_scored_one(digits_fit):
+    history = digits_fit.history_
+    scored = ~np.isnan(history["validation_log_likelihood"])
+    best = np.argmax(history["validation_log_likelihood"][scored])
+    assert digits_fit.n_components_ == history["n_components"][scored][best]
+    assert digits_fit.components_.shape == (digits_fit.n_components_, 64)
+    assert digits_fit.n_steps_ == 30
+
+
+@pytest.mark.parametrize("early_stopping", [True, False])
+def test_gap_rule_selects_the_best_cumulative_held_out_gain(digits, early_stopping):
+    """Without score_every, the size maximises the free-energy estimate of the
+    held-out log-likelihood change, and growth stops n_iter_no_change units
+    after its maximum (or at max_components)."""
+    fw = FrankWolfeRBM(
+        max_components=40, alpha=0.02, validation_fraction=0.5,
+        early_stopping=early_stopping, n_iter_no_change=3, random_state=0, **TINY,
+    ).fit(digits[:200])  # fmt: skip
+    history = fw.history_
+    cumulative = np.cumsum(history["validation_gain"])
+    assert fw.n_components_ == history["n_components"][np.argmax(cumulative)]
+    if early_stopping:
+        assert fw.n_steps_ in (fw.n_components_ + 3, 40)
+    else:
+        assert fw.n_steps_ == 40
+    # The estimate is a difference of exact free energies and a training
+    # gain: check the gap part against a direct computation.
+    X_train_gap = history["free_energy_gap"][-1]
+    assert np.isfinite(X_train_gap)
+
+
+# --------------------------------------------------------- warm starts
+def test_warm_start_grows_an_existing_rbm(digits):
+    cd = DCPBernoulliRBM(n_components=4, solver="cd", n_iter=2, random_state=0)
+    cd.fit(digits)
+    fw = FrankWolfeRBM(
+        max_components=7, init=cd, validation_fraction=None, random_state=0, **TINY
+    ).fit(digits)
+    assert fw.n_components_ == 7
+    np.testing.assert_allclose(fw.components_[:4], cd.components_)
+    np.testing.assert_allclose(fw.intercept_hidden_[:4], cd.intercept_hidden_)
+    assert list(fw.history_["n_components"]) == [5, 6, 7]
+
+
+def test_warm_start_errors(digits):
+    cd = DCPBernoulliRBM(n_components=4, n_iter=1, random_state=0).fit(digits)
+    with pytest.raises(ValueError, match="init was fitted on 64 features but X has 10"):
+        FrankWolfeRBM(init=cd).fit(digits[:, :10])
+    with pytest.raises(ValueError, match="max_components > 4"):
+        FrankWolfeRBM(max_components=4, init=cd).fit(digits)
+
+
+def test_fine_tune_is_cd_initialised_by_frank_wolfe(digits):
+    fw = FrankWolfeRBM(
+        max_components=5, validation_fraction=None, random_state=0, **TINY
+    ).fit(digits)
+    start = fw.fine_tune(digits, n_iter=0)
+    assert isinstance(start, DCPBernoulliRBM) and start.solver == "cd"
+    np.testing.assert_allclose(start.components_, fw.components_)
+    np.testing.assert_allclose(start.intercept_visible_, fw.intercept_visible_)
+    tuned = fw.fine_tune(digits, n_iter=2, learning_rate=0.01, random_state=0)
+    one_liner = DCPBernoulliRBM(
+        n_components=fw.n_components_, solver="cd", init=fw, n_iter=2,
+        learning_rate=0.01, random_state=0,
+    ).fit(digits)  # fmt: skip
+    np.testing.assert_array_equal(tuned.components_, one_liner.components_)
+
+
+# ------------------------------------------------- scikit-learn surface
+def test_queries_sample_and_float32(digits):
+    X = digits.astype(np.float32)
+    fw = FrankWolfeRBM(
+        max_components=6, validation_fraction=None, random_state=0, **TINY
+    ).fit(X)
+    assert fw.components_.dtype == np.float32
+    assert fw.transform(X).shape == (1797, 6) and fw.transform(X).dtype == np.float32
+    assert np.isfinite(fw.score(X))
+    samples = fw.sample(3, n_steps=10)
+    assert samples.shape == (3, 64) and set(np.unique(samples)) <= {0.0, 1.0}
+    assert not hasattr(fw, "partial_fit")
+
+
+def test_same_random_state_is_bit_identical_across_processes(digits):
+    code = textwrap.dedent(
+        """
+        import hashlib
+        from sklearn_rbm._frank_wolfe import FrankWolfeRBM
+        from sklearn_rbm.datasets import load_binary_digits
+        X, _ = load_binary_digits()
+        fw = FrankWolfeRBM(max_components=5, n_samples_per_step=200,
+                           n_gibbs_steps=5, n_bias_steps=5, random_state=42).fit(X)
+        print(hashlib.sha256(fw.components_.tobytes()).hexdigest())
+        """
+    )
+    digest = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    fw = FrankWolfeRBM(max_components=5, random_state=42, **TINY).fit(digits)
+    assert hashlib.sha256(fw.components_.tobytes()).hexdigest() == digest
+
+
+def test_sparse_input_gives_the_dense_result(digits):
+    X = digits[:300]
+    params = dict(max_components=3, random_state=0, **TINY)
+    dense = FrankWolfeRBM(**params).fit(X)
+    sparse = FrankWolfeRBM(**params).fit(sp.csr_matrix(X))
+    np.testing.assert_array_equal(dense.components_, sparse.components_)
+    assert sparse.score(sp.csr_matrix(X)) == pytest.approx(dense.score(X))
+
+
+def test_read_only_memmap_input(tmp_path, digits):
+    path = tmp_path / "X.npy"
+    np.save(path, digits[:200])
+    X = np.load(path, mmap_mode="r")
+    fw = FrankWolfeRBM(max_components=2, random_state=0, **TINY).fit(X)
+    assert fw.transform(X).shape == (200, fw.n_components_)
+
+
+def test_verbose_reports_each_unit(digits, capsys):
+    FrankWolfeRBM(
+        max_components=2, early_stopping=False, verbose=1, random_state=0, **TINY
+    ).fit(digits)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 and "unit 2" in lines[1] and "free-energy gap" in lines[1]
+
+
+# ------------------------------------------------------------ bad input
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_input_is_rejected(bad, digits):
+    X = digits[:50].copy()
+    X[3, 7] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        FrankWolfeRBM().fit(X)
+
+
+def test_wrong_number_of_features_at_query_time(digits):
+    fw = FrankWolfeRBM(max_components=2, random_state=0, **TINY).fit(digits)
+    for method in (fw.transform, fw.score, fw.score_samples, fw.gibbs):
+        with pytest.raises(
+            ValueError, match="63 features, but FrankWolfeRBM is expecting 64"
+        ):
+            method(digits[:, :63])
+
+
+def test_empty_and_single_sample_input(digits):
+    with pytest.raises(ValueError, match="0 sample"):
+        FrankWolfeRBM().fit(digits[:0])
+    with pytest.raises(ValueError, match="n_samples=1 leaves 0 for validation"):
+        FrankWolfeRBM().fit(digits[:1])
+    one = FrankWolfeRBM(
+        max_components=2, validation_fraction=None, random_state=0, **TINY
+    ).fit(digits[:1])
+    assert np.isfinite(one.score(digits[:1]))
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"max_components": 0}, "max_components"),
+        ({"alpha": 0.0}, "alpha"),
+        ({"validation_fraction": 1.5}, "validation_fraction"),
+        ({"unit_scale": "half"}, "unit_scale"),
+        ({"n_samples_per_step": 0}, "n_samples_per_step"),
+        ({"learning_rate": 0.1}, "learning_rate"),  # unknown: the name is eta's
+    ],
+)
+def test_invalid_hyperparameters(params, message, digits):
+    with pytest.raises((ValueError, TypeError), match=message):
+        FrankWolfeRBM(**params).fit(digits)
+
+
+def test_validation_fraction_that_leaves_no_training_data(digits):
+    with pytest.raises(ValueError, match="leaves 4 for validation and 0 for training"):
+        FrankWolfeRBM(validation_fraction=0.9).fit(digits[:4])
+
+
+def test_exact_score_on_a_model_too_large_to_enumerate():
+    rng = np.random.default_rng(0)
+    X = (rng.random((60, 40)) < 0.5).astype(float)
+    fw = FrankWolfeRBM(
+        max_components=32, alpha=0.01, score_method="exact",
+        validation_fraction=None, random_state=0, **TINY,
+    ).fit(X)  # fmt: skip
+    assert fw.n_components_ == 32
+    with pytest.raises(ValueError, match="2 \\*\\* 32 states.*Use score_method='ais'"):
+        fw.score(X)
+
+
+def test_diverging_bias_steps_raise_and_keep_finite_parameters(digits):
+    fw = FrankWolfeRBM(
+        max_components=5, visible_learning_rate=1e12, random_state=0, **TINY
+    )
+    with pytest.raises(FloatingPointError, match="visible_learning_rate=1e\\+12"):
+        fw.fit(digits)
+    assert np.all(np.isfinite(fw.intercept_visible_))
+    assert np.abs(fw.intercept_visible_).max() < 1e8
+
+
+def test_unconverged_subproblem_warns_and_inserts_only_improving_units(digits):
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        fw = FrankWolfeRBM(
+            max_components=4, max_iter=1, validation_fraction=None, random_state=0,
+            **TINY,
+        ).fit(digits)  # fmt: skip
+    assert np.all(fw.history_["objective"] < 0)
+    assert fw.n_components_ == len(fw.history_["objective"])
+
+
+def test_no_unit_is_returned_when_none_improves_the_objective():
+    """When the samples equal the data, Eq. 9 is alpha/2 |w|^2 >= 0: no unit
+    improves on w = 0, whether L-BFGS converged or not."""
+    rng = np.random.default_rng(0)
+    _, _, data, _ = subproblem_rows(rng)
+    rows = np.ones((60, 9))
+    rows[:30, :8] = rows[30:, :8] = data
+    coef = np.r_[np.full(30, -1.0 / 30), np.full(30, 1.0 / 30)]
+    problem = _SubProblem(rows, coef, 0.1)
+    starts = rng.normal(0.0, 1.0, (2, 9))
+    assert _best_unit(problem, starts, 100, 1e-8, 1)[0] is None
+    with pytest.warns(ConvergenceWarning, match="unit 7"):
+        w, value = _best_unit(problem, starts, 1, 1e-12, 7)
+    assert w is None and value > 0
+    # Different samples: a unit improves and is returned.
+    rows[30:, :8] = 1.0 - data
+    w, value = _best_unit(problem, starts, 100, 1e-8, 1)
+    assert value < 0 and problem(w)[0] == pytest.approx(value)
+
+
+def test_not_fitted():
+    with pytest.raises(NotFittedError):
+        FrankWolfeRBM().transform(np.zeros((2, 3)))
+    with pytest.raises(NotFittedError):
+        FrankWolfeRBM().fine_tune(np.zeros((2, 3)))
