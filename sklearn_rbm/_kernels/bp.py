@@ -257,13 +257,24 @@ def _update_beliefs(logit, belief):
     return change
 
 
+@jit(inline="always")
+def _exp_shifted(x):
+    """``exp(x)`` for ``x <= 0``, floored at ``exp(-700)`` (1e-304).
+
+    Used on exponents from which the largest one was subtracted: the floor
+    changes a normalised value by at most 1e-304.
+    """
+    return _exp_nonpositive(max(x, -700.0))
+
+
 @jit
 def _pairwise_beliefs(W, A, B, visible_logit, hidden_logit, out):
     """Eq. (18): ``out[j, i] = tau(v_i = 1, h_j = 1)`` from the cavity fields.
 
     The edge belief is ``exp(v a + h g + w v h)`` normalised over the four
     states, with cavity log-odds ``a`` (of ``v_i``) and ``g`` (of ``h_j``);
-    the largest exponent is subtracted before exponentiating.
+    the largest exponent is subtracted before exponentiating, so that no
+    ``exp(W)`` is ever formed.
     """
     n_hidden, n_visible = W.shape
     for j in range(n_hidden):
@@ -272,9 +283,9 @@ def _pairwise_beliefs(W, A, B, visible_logit, hidden_logit, out):
             g = hidden_logit[j] - B[j, i]
             both = W[j, i] + a + g
             top = max(max(0.0, a), max(g, both))
-            e11 = np.exp(both - top)
-            total = np.exp(-top) + np.exp(a - top) + np.exp(g - top) + e11
-            out[j, i] = e11 / total
+            e11 = _exp_shifted(both - top)
+            rest = _exp_shifted(-top) + _exp_shifted(a - top) + _exp_shifted(g - top)
+            out[j, i] = e11 / (rest + e11)
 
 
 @jit
