@@ -377,16 +377,23 @@ def _enumerate_marginals(W, summed_bias, enumerated_bias):
     ``E[s t^T]`` and ``log Z``.
     """
     n_enum, n_sum = W.shape
-    log_weights, chunks = [], []
-    for start in range(0, 2**n_enum, _CHUNK):
-        S = _states(n_enum, start, min(start + _CHUNK, 2**n_enum))
+    n_states = 2**n_enum
+    # Two passes over chunks of states, the second recomputing each chunk's
+    # conditionals: only the 2 ** k log-weights are held at once (2 ** 20
+    # states of a 784-unit layer would otherwise take gigabytes).
+    log_weights = np.empty(n_states)
+    for start in range(0, n_states, _CHUNK):
+        S = _states(n_enum, start, min(start + _CHUNK, n_states))
         pre = S @ W + summed_bias
-        log_weights.append(S @ enumerated_bias + np.logaddexp(0.0, pre).sum(axis=1))
-        chunks.append((S, expit(pre)))
-    log_z = logsumexp(np.concatenate(log_weights))
+        log_weights[start : start + S.shape[0]] = S @ enumerated_bias + np.logaddexp(
+            0.0, pre
+        ).sum(axis=1)
+    log_z = logsumexp(log_weights)
     mean_t, mean_s, mean_st = np.zeros(n_sum), np.zeros(n_enum), np.zeros(W.shape)
-    for log_w, (S, T) in zip(log_weights, chunks, strict=True):
-        p = np.exp(log_w - log_z)
+    for start in range(0, n_states, _CHUNK):
+        S = _states(n_enum, start, min(start + _CHUNK, n_states))
+        T = expit(S @ W + summed_bias)
+        p = np.exp(log_weights[start : start + S.shape[0]] - log_z)
         mean_t += p @ T
         mean_s += p @ S
         mean_st += (S * p[:, None]).T @ T
