@@ -174,6 +174,15 @@ def test_mean_field_reaches_its_fixed_point():
     np.testing.assert_array_equal(mf.pairwise, np.outer(mf.hidden, mf.visible))
 
 
+def test_damped_mean_field_keeps_the_fixed_point():
+    W, b, c = random_rbm(4, 5, 7, scale=0.5)
+    plain = mean_field(W, b, c, tol=1e-13, max_iter=1000)
+    damped = mean_field(W, b, c, tol=1e-13, max_iter=1000, damping=0.7)
+    assert plain.converged and damped.converged and damped.n_iter > plain.n_iter
+    np.testing.assert_allclose(damped.visible, plain.visible, atol=1e-11)
+    np.testing.assert_allclose(damped.hidden, plain.hidden, atol=1e-11)
+
+
 def test_mean_field_is_exact_without_couplings():
     b, c = np.array([-1.0, 0.0, 3.0]), np.array([0.5, -2.0])
     mf = mean_field(np.zeros((2, 3)), b, c)
@@ -326,6 +335,24 @@ def test_inputs_are_not_modified_and_read_only_inputs_work():
         np.testing.assert_array_equal(array, copy)
     assert result.visible.shape == (4,) and result.pairwise.shape == (3, 4)
     assert isinstance(result.n_iter, int) and isinstance(result.converged, bool)
+
+
+def test_one_compiled_specialisation_whatever_the_input_types():
+    from sklearn_rbm._kernels import bp
+
+    W, b, c = random_rbm(0, 3, 4)
+    read_only = W.copy()
+    read_only.flags.writeable = False
+    for args in [
+        (W.astype(np.float32), b.astype(np.float32), c),
+        (read_only, b.tolist(), c.astype(int)),
+        (np.asfortranarray(W), np.tile(b, (2, 1)), c),
+        (W, b[None, :], c[None, :]),
+    ]:
+        belief_propagation(*args, pairwise=True)
+        mean_field(*args)
+    assert len(bp.belief_propagation.signatures) == 1
+    assert len(bp.mean_field.signatures) == 1
 
 
 @pytest.mark.parametrize(
