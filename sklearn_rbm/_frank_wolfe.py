@@ -16,6 +16,7 @@ This module holds the scikit-learn surface and the outer loop; the
 element-wise pass of the sub-problem is in ``_kernels/frank_wolfe.py``.
 """
 
+import copy
 import numbers
 import time
 import warnings
@@ -45,6 +46,10 @@ _DIVERGED_PARAMETER = 1e8
 # A unit must lower the sub-problem objective below its value 0 at w = 0 by
 # more than rounding (L-BFGS near w = 0 returns values like -1e-15).
 _MIN_IMPROVEMENT = 1e-10
+# Backtracking of a unit whose insertion lowered the estimated likelihood:
+# at most this many retries, each shrinking the unit by this factor.
+_MAX_BACKTRACKS = 3
+_BACKTRACK_FACTOR = 0.25
 # Scale of the random starting points of the sub-problem: small, so that
 # L-BFGS starts where the objective is near its value 0 at w = 0 and the
 # restarts differ only in the direction they leave it.
@@ -93,14 +98,22 @@ class FrankWolfeRBM(BaseBinaryRBM):
     n_samples_per_step : int, default=500
         Number ``S`` of persistent Gibbs chains, whose states are the model
         samples of the sub-problem and of the bias gradient.
-    n_gibbs_steps : int, default=10
-        Gibbs steps of every chain before each sub-problem.
+    n_gibbs_steps : int, default=5
+        Gibbs steps of every chain before each sub-problem, and again before
+        the line search of ``unit_scale='line-search'`` (which needs samples
+        the unit was not fitted to).
     n_bias_steps : int, default=10
         Visible-bias gradient steps after each inserted unit (the inner
         ``repeat`` loop of Algorithm 1), one Gibbs step of the chains each.
     n_restarts : int, default=1
         Random starting points of each sub-problem (it is not convex); the
         solution with the lowest objective is inserted.
+    unit_scale : {'line-search', 'one'}, default='line-search'
+        How much of the sub-problem's solution ``w*_t`` is inserted. ``'one'``
+        inserts it whole, the seed's ``alpha_t = t``. ``'line-search'``
+        inserts ``s w*_t`` with ``s`` in [0, 1] maximising a sample estimate
+        of the training log-likelihood change (see the Notes); the model is
+        still an ordinary RBM (the seed's Eq. 12 with ``c_t = s``).
     max_iter : int, default=100
         L-BFGS iterations per sub-problem start. A start that stops without
         converging raises a ``ConvergenceWarning``; its unit is still inserted
@@ -248,7 +261,7 @@ class FrankWolfeRBM(BaseBinaryRBM):
         alpha=0.1,
         visible_learning_rate=0.01,
         n_samples_per_step=500,
-        n_gibbs_steps=10,
+        n_gibbs_steps=5,
         n_bias_steps=10,
         n_restarts=1,
         unit_scale="line-search",
@@ -334,6 +347,42 @@ class FrankWolfeRBM(BaseBinaryRBM):
         return X[order[n_val:]], X[order[:n_val]]
 
     # ----------------------------------------------------------- fine-tuning
+    def submodel(self, n_components):
+        """The RBM after ``n_components`` units of the fitted path.
+
+        ``fit`` keeps every unit it inserted and the visible biases after each
+        step, so the model of any size it reached (not only the selected one)
+        is available, for instance to score each size on test data as the
+        seed's Fig. 1 does.
+
+        Parameters
+        ----------
+        n_components : int
+            A size reached during ``fit``: from the initial size (0, or the
+            units of ``init``) to the initial size plus ``n_steps_``.
+
+        Returns
+        -------
+        rbm : FrankWolfeRBM
+            A fitted copy of ``self`` with that many units (``self`` is not
+            modified).
+        """
+        check_is_fitted(self, "components_")
+        W, c, biases, initial = self._path
+        if not initial <= n_components <= W.shape[0]:
+            raise ValueError(
+                f"n_components={n_components} was not reached by fit; sizes "
+                f"{initial} to {W.shape[0]} are available."
+            )
+        sub = copy.copy(self)
+        sub._set_fitted_parameters(
+            W[:n_components].copy(),
+            biases[n_components - initial].copy(),
+            c[:n_components].copy(),
+        )
+        sub.n_components_ = n_components
+        return sub
+
     def fine_tune(self, X, **params):
         """Train the selected model further by CD: the seed's "CD (FW init.)".
 
@@ -460,12 +509,29 @@ class _Growth:
         w, objective = self._solve_subproblem(t)
         if w is None:
             return None
-        w, scale, _ = self._scale_unit(w)
-        b_before = self.b.copy()
-        self._insert(w)
-        self._update_visible_bias(t)
-        gain = self._training_gain(w, b_before)
+        w, scale = self._scale_unit(w)
+        for attempt in range(_MAX_BACKTRACKS + 1):
+            saved = self._state()
+            self._insert(scale * w)
+            self._update_visible_bias(t)
+            gain = self._training_gain(scale * w, saved["b"])
+            if gain >= 0.0 or attempt == _MAX_BACKTRACKS or rbm.n_bias_steps == 0:
+                break
+            # The samples of the new model say the likelihood fell: the unit
+            # covers a region the old chains never reached. Shrink it.
+            self._restore(saved)
+            scale *= _BACKTRACK_FACTOR
         return self._record(t, objective, scale, gain)
+
+    def _state(self):
+        names = ("W", "c", "b", "chains", "train_softplus", "val_softplus")
+        state = {name: getattr(self, name) for name in names}
+        return {k: (None if v is None else v.copy()) for k, v in state.items()}
+
+    def _restore(self, state):
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.biases.pop()
 
     def _advance_chains(self, n_steps):
         if self.W.shape[0] == 0:
@@ -488,33 +554,35 @@ class _Growth:
         return _best_unit(problem, starts, rbm.max_iter, rbm.tol, t)
 
     def _scale_unit(self, w):
-        """The unit to insert and the estimated training gain of inserting it.
+        """The unit to insert, ``s w``, and its scale ``s``.
 
-        Inserting ``s w`` changes the mean training log-likelihood by
+        ``unit_scale='one'`` inserts ``w`` (``s = 1``: the seed's
+        ``alpha_t = t``). ``'line-search'`` maximises the estimated change of
+        the mean training log-likelihood,
         ``g(s) = mean_n softplus(s w.v~_n) - log E_p[exp(softplus(s w.v~))]``
-        (the ratio of the new to the old partition function is
-        ``E_p[1 + exp(s w.v~)]``), the expectation estimated on the chain
-        states. ``unit_scale='one'`` inserts ``w`` (``s = 1``, the seed's
-        ``alpha_t = t``); ``'line-search'`` maximises ``g`` over ``s`` in
-        [0, 1].
+        (the new partition function is ``Z E_p[1 + exp(s w.v~)]``), over
+        ``s`` in [0, 1]. The expectation is taken over chain states advanced
+        ``n_gibbs_steps`` further, not over the sub-problem's own samples:
+        ``w`` was fitted to have low activations on those, and on them ``g``
+        overstated the gain of large units by tens of nats (MNIST, 1,000
+        images), so that they were inserted whole and the likelihood fell.
         """
-        pre = self.rows @ w
-        data_pre, chain_pre = pre[: self.n_train], pre[self.n_train :]
-
-        def gain(scale):
-            data_term = softplus_rows(scale * data_pre).mean()
-            log_ratio = _log_mean_exp(softplus_rows(scale * chain_pre))
-            return float(data_term - log_ratio)
-
+        n_visible = self.W.shape[1]
+        data_pre = self.rows[: self.n_train] @ w
         scale = 1.0
         if self.rbm.unit_scale == "line-search":
+            self._advance_chains(self.rbm.n_gibbs_steps)
+            chain_pre = self.chains @ w[:n_visible] + w[n_visible]
+
+            def loss(s):
+                data_term = softplus_rows(s * data_pre).mean()
+                return _log_mean_exp(softplus_rows(s * chain_pre)) - data_term
+
             result = minimize_scalar(
-                lambda s: -gain(s), bounds=(0.0, 1.0), method="bounded",
-                options={"xatol": 1e-3},
-            )  # fmt: skip
-            scale = float(result.x) if -result.fun > gain(1.0) else 1.0
-        self.new_train_softplus = softplus_rows(scale * data_pre)
-        return scale * w, scale, gain(scale)
+                loss, bounds=(0.0, 1.0), method="bounded", options={"xatol": 1e-3}
+            )
+            scale = float(result.x) if result.fun < loss(1.0) else 1.0
+        return w, scale
 
     def _training_gain(self, w, b_before):
         """Estimated change of the mean training log-likelihood over the step.
@@ -539,6 +607,7 @@ class _Growth:
     # ------------------------------------------------------------- updates
     def _insert(self, w):
         n_visible = self.W.shape[1]
+        self.new_train_softplus = softplus_rows(self.rows[: self.n_train] @ w)
         self.W = np.vstack([self.W, w[None, :n_visible]])
         self.c = np.append(self.c, w[n_visible])
         self.train_softplus += self.new_train_softplus
@@ -618,6 +687,14 @@ class _Growth:
         )
         rbm.n_components_ = self.selected
         rbm.n_steps_ = len(self.records)
+        # Every unit reached and the visible bias after each step, so that
+        # ``submodel`` can return the RBM of any size on the path.
+        rbm._path = (
+            self.W.astype(dtype),
+            self.c.astype(dtype),
+            np.array(self.biases, dtype=dtype),
+            self.initial_size,
+        )
         keys = (
             "n_components",
             "objective",
