@@ -65,7 +65,7 @@ fw = FrankWolfeRBM(
     **AIS,
 ).fit(X_train)
 fw_seconds = time.perf_counter() - start
-print(f"Frank-Wolfe: {fw.n_steps_} units in {fw_seconds:.0f} s")
+print(f"Frank-Wolfe: {fw.n_iter_} units in {fw_seconds:.0f} s")
 
 # %%
 # Choose the size. Two held-out criteria, the two that ``FrankWolfeRBM`` uses
@@ -84,12 +84,12 @@ print(f"Frank-Wolfe: {fw.n_steps_} units in {fw_seconds:.0f} s")
 def mean_free_energies(X):
     """Mean free energy of ``X`` under the model of every size 1..T."""
     W, c = (
-        fw.submodel(fw.n_steps_).components_,
-        fw.submodel(fw.n_steps_).intercept_hidden_,
+        fw.submodel(fw.n_iter_).components_,
+        fw.submodel(fw.n_iter_).intercept_hidden_,
     )
     softplus = np.logaddexp(0.0, X @ W.T + c).mean(axis=0).cumsum()
     biases = np.array(
-        [fw.submodel(k).intercept_visible_ for k in range(1, fw.n_steps_ + 1)]
+        [fw.submodel(k).intercept_visible_ for k in range(1, fw.n_iter_ + 1)]
     )
     return -biases @ X.mean(axis=0) - softplus
 
@@ -100,7 +100,7 @@ full_gap = mean_free_energies(X_val) - mean_free_energies(X_train)
 held_out_gain = fw.history_["training_gain"] - np.diff(full_gap, prepend=gap0)
 chosen_by_gap = int(np.argmax(np.cumsum(held_out_gain))) + 1
 
-sizes = np.arange(SCORE_EVERY, fw.n_steps_ + 1, SCORE_EVERY)
+sizes = np.arange(SCORE_EVERY, fw.n_iter_ + 1, SCORE_EVERY)
 val_ll, test_ll = [], []
 for size in sizes:
     model = fw.submodel(int(size))
@@ -170,14 +170,14 @@ top.plot(cd_sizes, cd_random, "s--", label=f"CD (best of {N_RANDOM_INITS} rand. 
 top.plot(cd_sizes, cd_fw, "^-", label="CD (FW init.)")
 top.axvline(chosen, color="g", linestyle="--", label="validation log-likelihood")
 top.set_ylabel("average test log-likelihood (AIS)")
-bottom.plot(np.arange(1, fw.n_steps_ + 1), full_gap)
+bottom.plot(np.arange(1, fw.n_iter_ + 1), full_gap)
 top.axvline(chosen_by_gap, color="m", linestyle=":", label="free-energy rule")
 bottom.set_xlabel("number of hidden units")
 bottom.set_ylabel("free-energy gap (validation - train)")
 top.legend(loc="lower right")
 fig.tight_layout()
 print(
-    f"Frank-Wolfe to {fw.n_steps_} units took {fw_seconds:.0f} s; one CD-10 run "
+    f"Frank-Wolfe to {fw.n_iter_} units took {fw_seconds:.0f} s; one CD-10 run "
     f"of {CD_EPOCHS} epochs at {cd_sizes[-1]} units took "
     f"{cd_seconds[cd_sizes[-1]]:.0f} s"
 )

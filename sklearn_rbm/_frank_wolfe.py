@@ -114,11 +114,11 @@ class FrankWolfeRBM(BaseBinaryRBM):
         inserts ``s w*_t`` with ``s`` in [0, 1] maximising a sample estimate
         of the training log-likelihood change (see the Notes); the model is
         still an ordinary RBM (the seed's Eq. 12 with ``c_t = s``).
-    max_iter : int, default=100
+    lbfgs_max_iter : int, default=100
         L-BFGS iterations per sub-problem start. A start that stops without
         converging raises a ``ConvergenceWarning``; its unit is still inserted
         when it improves the objective (value below 0, the value of ``w = 0``).
-    tol : float, default=1e-5
+    lbfgs_tol : float, default=1e-5
         L-BFGS tolerance on the projected gradient (scipy's ``gtol``).
     init : fitted RBM estimator or None, default=None
         ``None`` starts from the independent model with the data's base rate
@@ -178,7 +178,7 @@ class FrankWolfeRBM(BaseBinaryRBM):
         (the free-energy estimate of the held-out log-likelihood change, see
         the Notes), ``'validation_log_likelihood'`` (NaN where not computed)
         and ``'time'`` (seconds since the start of ``fit``).
-    n_steps_ : int
+    n_iter_ : int
         Frank-Wolfe steps run (units inserted, selected or not).
     base_rate_bias_ : ndarray of shape (n_features,)
         ``logit`` of the clipped training-data mean: the starting visible
@@ -244,8 +244,8 @@ class FrankWolfeRBM(BaseBinaryRBM):
         "n_gibbs_steps": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_bias_steps": [Interval(numbers.Integral, 0, None, closed="left")],
         "n_restarts": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "lbfgs_max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "lbfgs_tol": [Interval(numbers.Real, 0, None, closed="left")],
         "init": [HasMethods(["transform"]), None],
         "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "early_stopping": ["boolean"],
@@ -265,8 +265,8 @@ class FrankWolfeRBM(BaseBinaryRBM):
         n_bias_steps=10,
         n_restarts=1,
         unit_scale="line-search",
-        max_iter=100,
-        tol=1e-5,
+        lbfgs_max_iter=100,
+        lbfgs_tol=1e-5,
         init=None,
         validation_fraction=0.1,
         early_stopping=True,
@@ -286,8 +286,8 @@ class FrankWolfeRBM(BaseBinaryRBM):
         self.n_bias_steps = n_bias_steps
         self.n_restarts = n_restarts
         self.unit_scale = unit_scale
-        self.max_iter = max_iter
-        self.tol = tol
+        self.lbfgs_max_iter = lbfgs_max_iter
+        self.lbfgs_tol = lbfgs_tol
         self.init = init
         self.validation_fraction = validation_fraction
         self.early_stopping = early_stopping
@@ -359,7 +359,7 @@ class FrankWolfeRBM(BaseBinaryRBM):
         ----------
         n_components : int
             A size reached during ``fit``: from the initial size (0, or the
-            units of ``init``) to the initial size plus ``n_steps_``.
+            units of ``init``) to the initial size plus ``n_iter_``.
 
         Returns
         -------
@@ -551,7 +551,7 @@ class _Growth:
         rbm = self.rbm
         problem = _SubProblem(self.rows, self.coef, float(rbm.alpha))
         starts = self.rs.normal(0.0, _START_SCALE, (rbm.n_restarts, self.rows.shape[1]))
-        return _best_unit(problem, starts, rbm.max_iter, rbm.tol, t)
+        return _best_unit(problem, starts, rbm.lbfgs_max_iter, rbm.lbfgs_tol, t)
 
     def _scale_unit(self, w):
         """The unit to insert, ``s w``, and its scale ``s``.
@@ -686,7 +686,7 @@ class _Growth:
             rbm.intercept_hidden_.astype(dtype),
         )
         rbm.n_components_ = self.selected
-        rbm.n_steps_ = len(self.records)
+        rbm.n_iter_ = len(self.records)
         # Every unit reached and the visible bias after each step, so that
         # ``submodel`` can return the RBM of any size on the path.
         rbm._path = (
@@ -730,7 +730,7 @@ class _SubProblem:
         return value + 0.5 * self.alpha * float(w @ w), gradient
 
 
-def _best_unit(problem, starts, max_iter, tol, t):
+def _best_unit(problem, starts, lbfgs_max_iter, tol, t):
     """L-BFGS on ``problem`` from each start; the best point and its value,
     or ``(None, value)`` when no run lowers the objective below its value 0
     at ``w = 0`` (then no unit improves the linearised likelihood)."""
@@ -738,14 +738,14 @@ def _best_unit(problem, starts, max_iter, tol, t):
     for w0 in starts:
         result = minimize(
             problem, w0, jac=True, method="L-BFGS-B",
-            options={"maxiter": max_iter, "gtol": tol},
+            options={"maxiter": lbfgs_max_iter, "gtol": tol},
         )  # fmt: skip
         if not result.success:
             warnings.warn(
                 f"L-BFGS did not converge on the sub-problem of unit {t} "
-                f"({result.message}); max_iter={max_iter}. The unit is inserted "
-                "only if it improves the objective (value < 0). Increase "
-                "max_iter or alpha.",
+                f"({result.message}); lbfgs_max_iter={lbfgs_max_iter}. The unit "
+                "is inserted only if it improves the objective (value < 0). "
+                "Increase lbfgs_max_iter or alpha.",
                 ConvergenceWarning,
                 stacklevel=6,
             )

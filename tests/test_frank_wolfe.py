@@ -158,7 +158,7 @@ def test_selected_size_is_the_best_scored_one(digits_fit):
     best = np.argmax(history["validation_log_likelihood"][scored])
     assert digits_fit.n_components_ == history["n_components"][scored][best]
     assert digits_fit.components_.shape == (digits_fit.n_components_, 64)
-    assert digits_fit.n_steps_ == 30
+    assert digits_fit.n_iter_ == 30
     # Every size on the path is available; the selected one is the fit itself.
     same = digits_fit.submodel(digits_fit.n_components_)
     np.testing.assert_array_equal(same.components_, digits_fit.components_)
@@ -184,9 +184,9 @@ def test_gap_rule_selects_the_best_cumulative_held_out_gain(digits, early_stoppi
     cumulative = np.cumsum(history["validation_gain"])
     assert fw.n_components_ == history["n_components"][np.argmax(cumulative)]
     if early_stopping:
-        assert fw.n_steps_ in (fw.n_components_ + 3, 40)
+        assert fw.n_iter_ in (fw.n_components_ + 3, 40)
     else:
-        assert fw.n_steps_ == 40
+        assert fw.n_iter_ == 40
     # The estimate is a difference of exact free energies and a training
     # gain: check the gap part against a direct computation.
     X_train_gap = history["free_energy_gap"][-1]
@@ -361,10 +361,10 @@ def test_diverging_bias_steps_raise_and_keep_finite_parameters(digits):
 
 
 def test_unconverged_subproblem_warns_and_inserts_only_improving_units(digits):
-    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+    with pytest.warns(ConvergenceWarning, match="lbfgs_max_iter=1"):
         fw = FrankWolfeRBM(
-            max_components=4, max_iter=1, validation_fraction=None, random_state=0,
-            **TINY,
+            max_components=4, lbfgs_max_iter=1, validation_fraction=None,
+            random_state=0, **TINY,
         ).fit(digits)  # fmt: skip
     assert np.all(fw.history_["objective"] < 0)
     assert fw.n_components_ == len(fw.history_["objective"])
