@@ -202,20 +202,42 @@ class FrankWolfeRBM(BaseBinaryRBM):
     * The seed starts from ``b_0 = 0`` and one random unit with
       ``alpha_0 = 1``, a unit that the first step discards (``q_1`` is the
       point mass at ``w*_1``). We start from the model with no unit and the
-      base-rate biases, which is the best independent model: the first
-      samples are exact and the random unit serves no purpose.
+      base-rate biases, the best independent model: the first samples are
+      exact and the random unit serves no purpose.
     * The printed sub-problem (Eq. 9) omits the factor ``alpha_t`` of the
       functional gradient (Eq. 8); we solve Eq. 9 as printed, so ``alpha``
       is the penalty of one unit.
-    * Held-out selection: the seed monitors the gap between the mean training
-      and held-out log-likelihoods (``log Z`` cancels) and stops when it
-      "largely increases". To turn this into a rule without a threshold we
-      weigh the gap's growth against the training gain: adding unit ``w``
-      changes the training log-likelihood by
-      ``mean_n softplus(w^T v~_n) - log E_p[exp(softplus(w^T v~))]``, whose
-      expectation term we estimate from the ``S`` chain states; the held-out
-      change (``'validation_gain'``) is that minus the growth of the gap. The
-      size with the largest cumulative held-out gain is selected.
+    * Unit scale. With ``alpha_t = t`` every unit enters with weight one, but
+      ``w*_t`` maximises the *linearised* likelihood, and a full unit can
+      overshoot: on binarised digits (``alpha=0.1``) the exact likelihood
+      fell from the second unit on (-24.3 to -34.6 nats in five units), on
+      bars & stripes (``alpha=0.01``) from -10 to -126. The default
+      ``unit_scale='line-search'`` therefore inserts ``s w*_t`` (the seed's
+      Eq. 12 with ``c_t = s``, still an ordinary RBM), ``s`` maximising the
+      sample estimate of the training log-likelihood change on fresh chain
+      states; if the chain states of the new model then show a loss (below),
+      the step is undone and retried with ``s / 4`` (up to three times).
+      ``unit_scale='one'`` is the seed's literal update.
+    * Held-out selection. The seed monitors the gap between the mean
+      training and held-out log-likelihoods (``log Z`` cancels) and stops when
+      it "largely increases". To make this a rule without a threshold, each
+      step's change of the held-out log-likelihood is estimated as the
+      training change minus the growth of the gap. The training change is
+      the exact change of the mean training "negative free energy"
+      ``u(v) = softplus(w.v~) + (b_t - b_{t-1}).v`` minus
+      ``log Z_t / Z_{t-1} = -log E_t[exp(-u)]``, estimated on the chain
+      states after the bias steps (bounded weights, samples the unit was not
+      fitted to). Its accuracy rests on the chains mixing: with 4,000 chains
+      it is within 0.02 nats of exact enumeration on 9 pixels; with few,
+      poorly mixing chains it overstates the gain. The size with the largest
+      cumulative estimated held-out change is kept. ``score_every`` replaces
+      the estimate by the held-out likelihood (exact or AIS), the seed's
+      "test likelihood every 20 units".
+
+    ``partial_fit`` is deliberately absent: a Frank-Wolfe step compares the
+    model with *the* training data, so a step on a new batch would be a step
+    on another objective. To grow a fitted model further, pass it as
+    ``init``.
 
     References
     ----------
