@@ -532,12 +532,14 @@ class _Growth:
         if w is None:
             return None
         w, scale = self._scale_unit(w)
-        for attempt in range(_MAX_BACKTRACKS + 1):
+        # The seed's literal update ('one') inserts the unit whatever follows.
+        retries = _MAX_BACKTRACKS if rbm.unit_scale == "line-search" else 0
+        for attempt in range(retries + 1):
             saved = self._state()
             self._insert(scale * w)
             self._update_visible_bias(t)
             gain = self._training_gain(scale * w, saved["b"])
-            if gain >= 0.0 or attempt == _MAX_BACKTRACKS or rbm.n_bias_steps == 0:
+            if gain >= 0.0 or attempt == retries or rbm.n_bias_steps == 0:
                 break
             # The samples of the new model say the likelihood fell: the unit
             # covers a region the old chains never reached. Shrink it.

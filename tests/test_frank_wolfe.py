@@ -143,6 +143,7 @@ def test_digits_objective_and_held_out_likelihood_behave_as_the_seed(digits_fit)
     base-rate model, and the train / held-out free-energy gap grows."""
     history = digits_fit.history_
     assert np.all(history["objective"] < 0)
+    assert np.all((history["scale"] > 0) & (history["scale"] <= 1))
     assert np.mean(history["objective"][-10:]) > np.mean(history["objective"][:10])
     scored = ~np.isnan(history["validation_log_likelihood"])
     assert list(history["n_components"][scored]) == [5, 10, 15, 20, 25, 30]
@@ -191,6 +192,23 @@ def test_gap_rule_selects_the_best_cumulative_held_out_gain(digits, early_stoppi
     # gain: check the gap part against a direct computation.
     X_train_gap = history["free_energy_gap"][-1]
     assert np.isfinite(X_train_gap)
+
+
+def test_literal_unit_scale_overshoots_where_the_line_search_does_not(bars):
+    """The seed's alpha_t = t inserts every unit whole; on 9 pixels with a
+    weak penalty that lowers the exact likelihood far below the base-rate
+    model, while the line search on the unit scale raises it."""
+    params = dict(
+        max_components=3, alpha=0.01, validation_fraction=None, random_state=0,
+        n_samples_per_step=1000,
+    )  # fmt: skip
+    literal = FrankWolfeRBM(unit_scale="one", **params).fit(bars)
+    searched = FrankWolfeRBM(**params).fit(bars)
+    assert np.all(literal.history_["scale"] == 1.0)
+    b = base_rate_bias(bars)
+    independent = float(np.mean(bars @ b) - np.logaddexp(0.0, b).sum())
+    assert literal.score(bars) < independent - 5.0
+    assert searched.score(bars) > independent
 
 
 # --------------------------------------------------------- warm starts
