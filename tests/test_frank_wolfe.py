@@ -418,6 +418,27 @@ def test_no_unit_is_returned_when_none_improves_the_objective():
     assert value < 0 and problem(w)[0] == pytest.approx(value)
 
 
+def test_fit_stops_when_no_unit_improves(digits, monkeypatch):
+    """If the first sub-problem has no improving unit, Frank-Wolfe has
+    converged at once: the model is the base-rate one, with no hidden unit,
+    and every query still works."""
+    monkeypatch.setattr(
+        "sklearn_rbm._frank_wolfe._best_unit", lambda *args: (None, 0.0)
+    )
+    fw = FrankWolfeRBM(
+        max_components=3, validation_fraction=None, random_state=0, **TINY
+    ).fit(digits)
+    assert fw.n_components_ == 0 and fw.n_iter_ == 0
+    assert fw.transform(digits[:2]).shape == (2, 0)
+    np.testing.assert_array_equal(fw.intercept_visible_, base_rate_bias(digits))
+    independent = (
+        np.mean(digits @ fw.intercept_visible_)
+        - np.logaddexp(0.0, fw.intercept_visible_).sum()
+    )
+    assert fw.score(digits) == pytest.approx(independent, abs=1e-9)
+    assert fw.sample(2, n_steps=2).shape == (2, 64)
+
+
 def test_not_fitted():
     with pytest.raises(NotFittedError):
         FrankWolfeRBM().transform(np.zeros((2, 3)))
