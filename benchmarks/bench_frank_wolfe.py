@@ -76,9 +76,12 @@ def bench_subproblem(X, repeat):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke-sized run")
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[50, 100, 200], help="hidden units"
+    )
     args = parser.parse_args()
     X = load_mnist_subset()[0][:3000]
-    sizes = (10, 20) if args.quick else (50, 100, 200)
+    sizes = (10, 20) if args.quick else args.sizes
     cd_epochs = 1 if args.quick else 20
     FrankWolfeRBM(max_components=2, **FW_SETTINGS).fit(X[:100])  # compile first
     print(f"{'units':>5s} {'FW (s)':>8s} {f'CD-10 x{cd_epochs} (s)':>16s} "
