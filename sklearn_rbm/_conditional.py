@@ -20,7 +20,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, _fit_context
 from sklearn.utils import ClassifierTags, check_random_state, gen_batches
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernels.conditional import conditional_gibbs_chain
@@ -265,6 +265,12 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Message damping in [0, 1) (the seed finds no damping best).
     weight_scale : float, default=0.01
         Standard deviation of the Gaussian initial weights; biases start at 0.
+    init : fitted ConditionalRBMRegressor or None, default=None
+        Warm start: copy its output part (``coef_``, ``intercept_``) and the
+        parameters of its first ``min(n_components, init.n_components)``
+        hidden units; the other hidden units start as usual. Typical use:
+        start the CRBM from the fitted logistic regression (``n_components=0``),
+        the seed's view of LR as a CRBM with only ``W^{vx}`` and ``b^v``.
     validation_fraction : float or None, default=None
         Fraction of the rows held out to monitor the per-pixel (Hamming)
         error. ``None`` holds nothing out unless ``early_stopping=True``,
@@ -375,6 +381,7 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         "inference_tol": [Interval(numbers.Real, 0, None, closed="left")],
         "inference_damping": [Interval(numbers.Real, 0, 1, closed="left")],
         "weight_scale": [Interval(numbers.Real, 0, None, closed="left")],
+        "init": [HasMethods(["predict_proba"]), None],
         "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "early_stopping": ["boolean"],
         "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -397,6 +404,7 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         inference_tol=1e-3,
         inference_damping=0.0,
         weight_scale=0.01,
+        init=None,
         validation_fraction=None,
         early_stopping=False,
         n_iter_no_change=5,
@@ -418,6 +426,7 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.inference_tol = inference_tol
         self.inference_damping = inference_damping
         self.weight_scale = weight_scale
+        self.init = init
         self.validation_fraction = validation_fraction
         self.early_stopping = early_stopping
         self.n_iter_no_change = n_iter_no_change
@@ -497,10 +506,29 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.hidden_coef_ = rs.normal(0.0, scale, (n_hidden, n_features))
         self.intercept_ = np.zeros(n_outputs)
         self.intercept_hidden_ = np.zeros(n_hidden)
+        if self.init is not None:
+            self._copy_init(n_features, n_outputs)
         self.n_outputs_ = n_outputs
         self._kernel_rng = kernel_rng(rs)
         self._chain_rs = check_random_state(rs.randint(np.iinfo(np.int32).max))
         self._ais_seed = int(rs.randint(np.iinfo(np.int32).max))
+
+    def _copy_init(self, n_features, n_outputs):
+        """Start from a fitted model: its output part, and its first hidden units."""
+        init = self.init
+        check_is_fitted(init, "coef_")
+        if init.coef_.shape != (n_outputs, n_features):
+            raise ValueError(
+                f"init was fitted with {init.coef_.shape[1]} features and "
+                f"{init.coef_.shape[0]} outputs, but the data have {n_features} "
+                f"and {n_outputs}; a warm start needs the same inputs and outputs."
+            )
+        self.coef_[...] = init.coef_
+        self.intercept_[...] = init.intercept_
+        shared = min(self.n_components, init.components_.shape[0])
+        self.components_[:shared] = init.components_[:shared]
+        self.hidden_coef_[:shared] = init.hidden_coef_[:shared]
+        self.intercept_hidden_[:shared] = init.intercept_hidden_[:shared]
 
     # ---------------------------------------------------------- gradient
     def _gradient(self, X, V, phase_name=None, rng=None, max_iter=None):

@@ -341,6 +341,20 @@ def test_early_stopping_keeps_the_best_validation_epoch():
     assert est.inference_max_iter_ == 7 + est.n_iter_
 
 
+def test_warm_start_copies_the_logistic_regression_part():
+    rng = np.random.default_rng(20)
+    X, Y = random_data(rng, 40, 3, 4)
+    lr = ConditionalRBMRegressor(n_components=0, n_iter=5, random_state=0).fit(X, Y)
+    crbm = ConditionalRBMRegressor(n_components=3, n_iter=0, init=lr, random_state=0)
+    crbm.fit(X, Y)
+    np.testing.assert_array_equal(crbm.coef_, lr.coef_)
+    np.testing.assert_array_equal(crbm.intercept_, lr.intercept_)
+    again = ConditionalRBMRegressor(n_components=2, n_iter=0, init=crbm).fit(X, Y)
+    np.testing.assert_array_equal(again.components_, crbm.components_[:2])
+    with pytest.raises(ValueError, match="same inputs and outputs"):
+        ConditionalRBMRegressor(init=lr).fit(X, Y[:, :3])
+
+
 def test_verbose_reports_convergence(capsys):
     rng = np.random.default_rng(16)
     X, Y = random_data(rng, 30, 3, 4)

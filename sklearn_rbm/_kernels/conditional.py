@@ -20,7 +20,7 @@ from .random import new_key, uniform
 
 @jit
 def _add_bias_sample_rows_(pre, bias, key):
-    """In place: ``pre[r, j] = 1`` with probability ``sigmoid(pre[r, j] + bias[r, j])``."""
+    """In place: ``pre[r, j] = 1`` w.p. ``sigmoid(pre[r, j] + bias[r, j])``."""
     n_rows, n_cols = pre.shape
     for r in range(n_rows):
         for j in range(n_cols):
