@@ -586,7 +586,8 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Real-valued input features.
+            Real-valued input features (computed in float64; BP and mean
+            field work in float64 whatever the input dtype).
         Y : array-like of shape (n_samples, n_outputs) or (n_samples,)
             Binary outputs (0 or 1); a 1-D ``Y`` is one output.
 
@@ -721,11 +722,11 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        result : sklearn_rbm.inference.InferenceResult
-            ``visible`` (n_samples, n_outputs), ``hidden``, and per row
-            ``n_iter`` and ``converged``, so rows on which BP or mean field did
-            not converge can be found; their beliefs are the last iterate,
-            finite.
+        result : named tuple
+            ``visible`` (n_samples, n_outputs) and ``hidden`` (n_samples,
+            n_components) beliefs, and per row ``n_iter`` and ``converged``,
+            so rows on which BP or mean field did not converge can be found;
+            their beliefs are the last iterate, always finite.
         """
         X = self._validate_query(X)
         method = inference or self._resolved_inference()

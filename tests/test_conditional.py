@@ -15,7 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_rbm._conditional as conditional
 from sklearn_rbm._conditional import ConditionalRBMRegressor
-from sklearn_rbm.datasets import flip_pixels, load_binary_digits
+from sklearn_rbm.datasets import load_binary_digits, occlude_patches
 
 SOLVERS = ["cd", "cd-percloss", "mf", "bp", "mssvm", "lssvm"]
 PARAMETERS = ["components_", "coef_", "hidden_coef_", "intercept_", "intercept_hidden_"]
@@ -297,22 +297,25 @@ def test_auto_matches_inference_to_solver():
 
 
 # ------------------------------------------- learning (seed Sec. 6, smoke)
-def test_mle_bp_denoises_digits_better_than_logistic_regression():
-    """Seed Table 1 at smoke size: hidden units help the outputs agree."""
+def test_mle_bp_completes_digits_better_than_logistic_regression():
+    """Seed Table 2 at smoke size: hidden units fill in occluded strokes.
+
+    Digits with a 4x4 patch set to 0; the margin held for random_state 0-3
+    (0.2 to 0.45 points of per-pixel error) when the test was written.
+    """
     Y, _ = load_binary_digits()
-    order = np.random.RandomState(0).permutation(len(Y))
-    Y = Y[order][:900]
-    X = flip_pixels(Y, 0.1, random_state=1)
-    train, test = slice(0, 700), slice(700, 900)
+    Y = Y[np.random.RandomState(0).permutation(len(Y))][:1000]
+    X = occlude_patches(Y, 4, random_state=1)
+    train, test = slice(0, 800), slice(800, 1000)
     errors = {}
-    for name, n_hidden in (("lr", 0), ("bp", 64)):
+    for name, n_hidden, batch_size in (("lr", 0, 20), ("bp", 32, 10)):
         est = ConditionalRBMRegressor(
-            n_components=n_hidden, solver="bp", learning_rate=0.2, n_iter=8,
-            random_state=0,
+            n_components=n_hidden, solver="bp", learning_rate=0.2,
+            batch_size=batch_size, n_iter=10, random_state=0,
         ).fit(X[train], Y[train])  # fmt: skip
         errors[name] = np.mean(est.predict(X[test]) != Y[test])
-    noise = np.mean(X[test] != Y[test])
-    assert errors["bp"] < errors["lr"] < noise
+    corrupted = np.mean(X[test] != Y[test])
+    assert errors["bp"] < errors["lr"] < corrupted
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
