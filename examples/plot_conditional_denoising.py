@@ -145,6 +145,7 @@ for dataset in DATASETS:
             X_test[:6],
             models["LR"].predict(X_test[:6]),
             models["MLE-BP"].predict(X_test[:6]),
+            Y_test[:6],
         )
         print(f"{dataset}, {task}: {time.perf_counter() - start:.0f} s", flush=True)
 
@@ -164,23 +165,26 @@ for dataset in DATASETS:
         print(f"{name:12s}{cells}")
 
 # %%
-# Six test images per task: corrupted input, LR's and MLE-BP's predictions.
+# Six test images per task: corrupted input, LR's and MLE-BP's predictions,
+# and the clean image.
 for dataset in DATASETS:
     side = 8 if dataset == "digits" else 28
     tasks = [t for d, t in examples if d == dataset]
     fig, axes = plt.subplots(
-        3 * len(tasks), 6, figsize=(6, 3 * len(tasks)), squeeze=False
+        4 * len(tasks), 6, figsize=(6, 4 * len(tasks)), squeeze=False
     )
     for row, task in enumerate(tasks):
         for k, (label, images) in enumerate(
-            zip(("input", "LR", "MLE-BP"), examples[dataset, task], strict=True)
+            zip(
+                ("input", "LR", "MLE-BP", "clean"), examples[dataset, task], strict=True
+            )
         ):
             for col in range(6):
-                ax = axes[3 * row + k, col]
+                ax = axes[4 * row + k, col]
                 ax.imshow(images[col].reshape(side, side), cmap="gray_r")
                 ax.set_xticks([])
                 ax.set_yticks([])
-            axes[3 * row + k, 0].set_ylabel(f"{task}\n{label}", fontsize=7)
+            axes[4 * row + k, 0].set_ylabel(f"{task}\n{label}", fontsize=7)
     fig.suptitle(f"{dataset}: corrupted inputs and predictions")
     fig.tight_layout()
 plt.show()
