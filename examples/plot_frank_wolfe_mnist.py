@@ -20,6 +20,15 @@ size is estimated by AIS (100 chains). CD-10 is then trained at a few sizes
 from three random initialisations and from the Frank-Wolfe model of that size.
 The seed trains CD for 200 epochs; here CD gets 20 epochs, for both starts.
 ``SKLEARN_RBM_EXAMPLE_QUICK=1`` shrinks everything to a smoke run.
+
+Measured (full size, one run on two shared cores): the test log-likelihood of
+Frank-Wolfe rises from -185.6 at 25 units to -157.5 at 300 and is still
+rising, so both held-out criteria choose 300 units, the test maximum. CD-10
+reaches -120.5 (best of three random starts) against -122.1 from the
+Frank-Wolfe start at 125 units, and -108.9 against -109.9 at 300 units: at this
+scale (3,000 images, 20 epochs) the seed's advantage of the Frank-Wolfe start
+does not appear. Growing 300 units took 493 s, one 20-epoch CD-10 run at 300
+units 16 s.
 """
 
 # %%
