@@ -788,7 +788,7 @@ def _best_unit(problem, starts, lbfgs_max_iter, tol, t):
                 "is inserted only if it improves the objective (value < 0). "
                 "Increase lbfgs_max_iter or alpha.",
                 ConvergenceWarning,
-                stacklevel=6,
+                stacklevel=7,  # the caller of fit, past _fit_context
             )
         if best is None or result.fun < best.fun:
             best = result
