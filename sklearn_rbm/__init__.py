@@ -4,17 +4,31 @@ Estimators
 ----------
 DCPBernoulliRBM
     Binary RBM trained by CD-K, PCD, centred gradient, S-DCP or centred S-DCP.
+FrankWolfeRBM
+    RBM grown one hidden unit per Frank-Wolfe step; picks its own size.
+ConditionalRBMRegressor
+    Conditional RBM for structured prediction of binary outputs (CD,
+    CD-PercLoss, mean field, BP, MSSVM, LSSVM).
 FVBMPseudoLikelihood
     Fully visible Boltzmann machine fitted by maximum pseudo-likelihood.
 
 Public modules: :mod:`sklearn_rbm.likelihood` (exact and AIS log partition
-functions) and :mod:`sklearn_rbm.datasets`. The arithmetic lives in numba
+functions), :mod:`sklearn_rbm.inference` (belief propagation, mean field,
+exact marginals) and :mod:`sklearn_rbm.datasets`. The arithmetic lives in numba
 kernels under ``sklearn_rbm._kernels``.
 """
 
+from ._conditional import ConditionalRBMRegressor
 from ._dcp import DCPBernoulliRBM
+from ._frank_wolfe import FrankWolfeRBM
 from ._fvbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["DCPBernoulliRBM", "FVBMPseudoLikelihood", "MPLEDoesNotExistWarning"]
+__all__ = [
+    "ConditionalRBMRegressor",
+    "DCPBernoulliRBM",
+    "FrankWolfeRBM",
+    "FVBMPseudoLikelihood",
+    "MPLEDoesNotExistWarning",
+]

@@ -15,7 +15,7 @@ from sklearn.utils.estimator_checks import (
     parametrize_with_checks,
 )
 
-from sklearn_rbm import DCPBernoulliRBM
+from sklearn_rbm import DCPBernoulliRBM, FrankWolfeRBM
 
 
 def _dcp_instances():
@@ -26,7 +26,22 @@ def _dcp_instances():
         )
 
 
-ESTIMATORS = [*_dcp_instances()]
+def _frank_wolfe_instances():
+    # Both ways of inserting a unit: the line search and the literal alpha_t = t.
+    for unit_scale in ("line-search", "one"):
+        yield FrankWolfeRBM(
+            max_components=3,
+            unit_scale=unit_scale,
+            n_samples_per_step=20,
+            n_gibbs_steps=2,
+            n_bias_steps=2,
+            random_state=0,
+        )
+
+
+# ConditionalRBMRegressor and FVBMPseudoLikelihood run the same checks in their
+# own test modules, next to the expected failures that are specific to them.
+ESTIMATORS = [*_dcp_instances(), *_frank_wolfe_instances()]
 
 
 def _expected_failures(estimator):
@@ -40,7 +55,8 @@ def test_sklearn_compatible_estimator(estimator, check):
 
 
 def _name(estimator):
-    return f"{type(estimator).__name__}-{getattr(estimator, 'solver', '')}"
+    setting = getattr(estimator, "solver", getattr(estimator, "unit_scale", ""))
+    return f"{type(estimator).__name__}-{setting}"
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=_name)
