@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernels.conditional import conditional_gibbs_chain
-from ._utils import blas_threads_for, kernel_rng
+from ._utils import blas_threads_for, kernel_rng, validation_split
 from .inference import (
     MAX_EXACT_INFERENCE_UNITS,
     belief_propagation,
@@ -617,16 +617,7 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             fraction = 0.1
         if fraction is None:
             return X, Y, None, None
-        n_samples = X.shape[0]
-        n_val = int(round(fraction * n_samples))
-        if n_val < 1 or n_val >= n_samples:
-            raise ValueError(
-                f"validation_fraction={fraction} of {n_samples} samples leaves "
-                f"{n_val} for validation and {n_samples - n_val} for training; "
-                "both need at least one. Use more data or another fraction."
-            )
-        order = rs.permutation(n_samples)
-        train, val = order[n_val:], order[:n_val]
+        train, val = validation_split(X.shape[0], fraction, rs)
         return X[train], Y[train], X[val], Y[val]
 
     def _epochs(self, X, Y, X_val, Y_val, rs):

@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import _FLOAT_DTYPES, BaseBinaryRBM
 from ._kernels.gibbs import dcp_minibatch_update
-from ._utils import blas_threads_for, kernel_rng
+from ._utils import blas_threads_for, kernel_rng, validation_split
 from .likelihood import base_rate_bias, free_energy, log_partition_exact
 
 __all__ = ["DCPBernoulliRBM"]
@@ -391,16 +391,8 @@ class DCPBernoulliRBM(BaseBinaryRBM):
             fraction = 0.1
         if fraction is None:
             return X, None
-        n_samples = X.shape[0]
-        n_val = int(round(fraction * n_samples))
-        if n_val < 1 or n_val >= n_samples:
-            raise ValueError(
-                f"validation_fraction={fraction} of {n_samples} samples leaves "
-                f"{n_val} for validation and {n_samples - n_val} for training; "
-                "both need at least one. Use more data or another fraction."
-            )
-        order = rs.permutation(n_samples)
-        return X[order[n_val:]], X[order[:n_val]]
+        train, val = validation_split(X.shape[0], fraction, rs)
+        return X[train], X[val]
 
     def _run_epochs(self, X, X_val, n_epochs, settings, rs):
         n_hidden, n_visible = self.components_.shape

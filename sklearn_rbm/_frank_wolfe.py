@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import _FLOAT_DTYPES, BaseBinaryRBM
 from ._kernels.frank_wolfe import signed_softplus_sum_, softplus_rows
 from ._kernels.gibbs import gibbs_sample_visible
-from ._utils import blas_threads_for, kernel_rng
+from ._utils import blas_threads_for, kernel_rng, validation_split
 from .likelihood import base_rate_bias
 
 __all__ = ["FrankWolfeRBM"]
@@ -359,17 +359,8 @@ class FrankWolfeRBM(BaseBinaryRBM):
         fraction = self.validation_fraction
         if fraction is None:
             return X, None
-        n_samples = X.shape[0]
-        n_val = int(round(fraction * n_samples))
-        if n_val < 1 or n_val >= n_samples:
-            raise ValueError(
-                f"validation_fraction={fraction} of n_samples={n_samples} leaves "
-                f"{n_val} for validation and {n_samples - n_val} for training; "
-                "both need at least one. Use more data, another fraction, or "
-                "validation_fraction=None."
-            )
-        order = rs.permutation(n_samples)
-        return X[order[n_val:]], X[order[:n_val]]
+        train, val = validation_split(X.shape[0], fraction, rs)
+        return X[train], X[val]
 
     # ----------------------------------------------------------- fine-tuning
     def submodel(self, n_components):

@@ -70,3 +70,21 @@ def warn_if_not_binary(X, what="log-likelihood"):
             UserWarning,
             stacklevel=3,
         )
+
+
+def validation_split(n_samples, fraction, rs):
+    """Row indices ``(train, validation)`` holding out ``fraction`` of the rows.
+
+    One permutation drawn from ``rs``; a fraction that leaves either part
+    empty is a ``ValueError`` that says how many rows each part would get.
+    """
+    n_val = int(round(fraction * n_samples))
+    if n_val < 1 or n_val >= n_samples:
+        raise ValueError(
+            f"validation_fraction={fraction} of n_samples={n_samples} leaves "
+            f"{n_val} for validation and {n_samples - n_val} for training; "
+            "both need at least one. Use more data, another fraction, or "
+            "validation_fraction=None."
+        )
+    order = rs.permutation(n_samples)
+    return order[n_val:], order[:n_val]
