@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernels.conditional import conditional_gibbs_chain
-from ._utils import blas_threads_for, kernel_rng, validation_split
+from ._utils import blas_threads_for, divergence, kernel_rng, validation_split
 from .inference import (
     MAX_EXACT_INFERENCE_UNITS,
     belief_propagation,
@@ -37,9 +37,6 @@ from .likelihood import SCORE_PARAMETER_CONSTRAINTS, log_partition_ais
 
 __all__ = ["ConditionalRBMRegressor"]
 
-# Beyond this size a parameter of a binary model has no meaning (sigmoids
-# saturate at |x| ~ 40); reaching it means the step size made training diverge.
-_DIVERGED_PARAMETER = 1e8
 # The seed's iteration schedule of message passing during training: T = 7 + epoch.
 _SCHEDULE_OFFSET = 7
 
@@ -678,13 +675,13 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             parameter[...] = value
 
     def _check_divergence(self, saved, epoch):
-        largest = max(np.abs(p).max(initial=0.0) for p in self._parameters())
-        if np.isfinite(largest) and largest < _DIVERGED_PARAMETER:
+        problem = divergence(*self._parameters())
+        if problem is None:
             return
         self._set_parameters(saved)
         raise FloatingPointError(
             f"Training diverged in epoch {epoch}: the parameters became "
-            f"{'non-finite' if not np.isfinite(largest) else 'larger than 1e8'} "
+            f"{problem} "
             f"with learning_rate={self.learning_rate:g}. Use a smaller "
             "learning_rate. The parameters of the last finished epoch were kept."
         )

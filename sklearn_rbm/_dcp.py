@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import _FLOAT_DTYPES, BaseBinaryRBM
 from ._kernels.gibbs import dcp_minibatch_update
-from ._utils import blas_threads_for, kernel_rng, validation_split
+from ._utils import blas_threads_for, divergence, kernel_rng, validation_split
 from .likelihood import base_rate_bias, free_energy, log_partition_exact
 
 __all__ = ["DCPBernoulliRBM"]
@@ -46,9 +46,6 @@ _SOLVERS = {
 
 _DEFAULT_INNER_STEPS = 3  # the seed's d for small data sets (d=3, K'=4)
 _DEFAULT_CENTERING_RATE = 0.01  # the seed's nu_mu = nu_lambda
-# Beyond this size a parameter of a binary RBM has no meaning (sigmoids
-# saturate at |x| ~ 40); reaching it means the step size made training diverge.
-_DIVERGED_PARAMETER = 1e8
 # Monitoring computes the exact likelihood each epoch only while enumeration
 # costs at most this many (state x unit) evaluations.
 _CHEAP_ENUMERATION = 2**22
@@ -443,20 +440,15 @@ class DCPBernoulliRBM(BaseBinaryRBM):
             _restore(self, best[1])
 
     def _check_divergence(self, W, b, c, saved):
-        largest = max(
-            np.abs(W).max(initial=0.0),
-            np.abs(b).max(initial=0.0),
-            np.abs(c).max(initial=0.0),
-        )
-        if np.isfinite(largest) and largest < _DIVERGED_PARAMETER:
+        problem = divergence(W, b, c)
+        if problem is None:
             return
         _restore(self, saved)
         raise FloatingPointError(
             f"Training diverged in epoch {self.n_iter_ + 1}: the parameters "
-            f"became {'non-finite' if not np.isfinite(largest) else 'larger than 1e8'}"
-            f" with learning_rate={self.learning_rate:g}. Use a smaller "
-            "learning_rate (and momentum). The parameters of the last finite "
-            "epoch were kept."
+            f"became {problem} with learning_rate={self.learning_rate:g}. "
+            "Use a smaller learning_rate (and momentum). The parameters of the "
+            "last finite epoch were kept."
         )
 
     def _report_epoch(self, X, X_val, seconds):

@@ -35,14 +35,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import _FLOAT_DTYPES, BaseBinaryRBM
 from ._kernels.frank_wolfe import signed_softplus_sum_, softplus_rows
 from ._kernels.gibbs import gibbs_sample_visible
-from ._utils import blas_threads_for, kernel_rng, validation_split
+from ._utils import blas_threads_for, divergence, kernel_rng, validation_split
 from .likelihood import base_rate_bias
 
 __all__ = ["FrankWolfeRBM"]
 
-# Beyond this size a parameter of a binary RBM has no meaning (sigmoids
-# saturate at |x| ~ 40); reaching it means the bias step made training diverge.
-_DIVERGED_PARAMETER = 1e8
 # A unit must lower the sub-problem objective below its value 0 at w = 0 by
 # more than rounding (L-BFGS near w = 0 returns values like -1e-15).
 _MIN_IMPROVEMENT = 1e-10
@@ -652,15 +649,14 @@ class _Growth:
         for _ in range(rbm.n_bias_steps):
             self._advance_chains(1)
             self.b += eta * (self.data_mean - self.chains.mean(axis=0))
-        largest = np.abs(self.b).max(initial=0.0)
-        if not np.isfinite(largest) or largest >= _DIVERGED_PARAMETER:
+        problem = divergence(self.b)
+        if problem is not None:
             self._publish(t - 1)
             raise FloatingPointError(
                 f"Training diverged at unit {t}: the visible biases became "
-                f"{'non-finite' if not np.isfinite(largest) else 'larger than 1e8'}"
-                f" with visible_learning_rate={rbm.visible_learning_rate:g}. Use a "
-                "smaller visible_learning_rate. The parameters before this unit "
-                "were kept."
+                f"{problem} with visible_learning_rate="
+                f"{rbm.visible_learning_rate:g}. Use a smaller "
+                "visible_learning_rate. The parameters before this unit were kept."
             )
         self.biases.append(self.b.copy())
 

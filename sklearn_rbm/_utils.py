@@ -88,3 +88,23 @@ def validation_split(n_samples, fraction, rs):
         )
     order = rs.permutation(n_samples)
     return order[n_val:], order[:n_val]
+
+
+# Beyond this size a parameter of a binary model has no meaning (sigmoids
+# saturate at |x| ~ 40); reaching it means the step size made training diverge.
+DIVERGED_PARAMETER = 1e8
+
+
+def divergence(*parameters):
+    """What went wrong with ``parameters``, or ``None`` when nothing did.
+
+    ``'non-finite'`` when any value is NaN or infinite, ``'larger than 1e8'``
+    when any exceeds ``DIVERGED_PARAMETER``: the phrase completes the
+    estimators' "the parameters became ..." error message.
+    """
+    largest = max(np.abs(p).max(initial=0.0) for p in parameters)
+    if not np.isfinite(largest):
+        return "non-finite"
+    if largest >= DIVERGED_PARAMETER:
+        return f"larger than {DIVERGED_PARAMETER:g}"
+    return None
