@@ -22,16 +22,13 @@ layers swapped). Samples are processed one after the other with their own
 independently when they converge, and make a batched call equal to per-row
 calls bit for bit.
 
-Speed: a sum-product message costs one exponential and one logarithm. numba
-has no vector math library here (no SVML), so ``np.exp``/``np.log`` are scalar
-libm calls (about 4.5 ns each). :func:`_exp_nonpositive` and
-:func:`_log_positive` below are branch-free polynomial versions, accurate to
-about one rounding, that LLVM vectorises; with ``error_model='numpy'`` (no
-ZeroDivisionError branch on every division, whose denominators here are at
-least 1) a message update costs about 4 ns instead of 16 (measured on one
-AVX-512 core). The scalar helpers are inlined by numba (``inline="always"``):
-left to LLVM's inliner, the message function is too large to inline and the
-call inside the loop stops vectorisation.
+Speed: a sum-product message costs one exponential and one logarithm, the
+branch-free polynomial versions of ``vecmath.py`` that LLVM vectorises; with
+them a message update costs about 4 ns instead of 16 with libm's scalar
+``exp``/``log`` (measured on one AVX-512 core). The message functions are
+inlined by numba (``inline="always"``): left to LLVM's inliner, the message
+function is too large to inline and the call inside the loop stops
+vectorisation.
 
 The loop over samples is serial: a ``prange`` version (bit-identical, each
 sample its own work arrays) was no faster on the project's shared two-core
@@ -39,112 +36,20 @@ machine (20 models of 784 x 256, 10 iterations: 0.38-0.63 s serial, 0.44-0.66 s
 parallel), and it would cost a longer compile.
 """
 
-import math
-
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
-from ._jit import jit as _project_jit
-from .gibbs import sigmoid
+from .vecmath import (
+    EXP_FLOOR,
+    exp_minus_abs,
+    exp_nonpositive,
+    jit,
+    log_positive,
+    sigmoid,
+)
 
 SUM_PRODUCT = 0
 MIXED_PRODUCT = 1
 MAX_PRODUCT = 2
-
-
-def jit(*args, **kwargs):
-    """The project's ``jit`` with ``error_model='numpy'`` (see the module docstring)."""
-    kwargs.setdefault("error_model", "numpy")
-    return _project_jit(*args, **kwargs)
-
-
-@intrinsic
-def _float_bits(typingctx, x):
-    """The IEEE-754 bits of a float64, as an int64 (a register move, no memory)."""
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-
-    return types.int64(types.float64), codegen
-
-
-@intrinsic
-def _bits_float(typingctx, bits):
-    """The float64 whose IEEE-754 bits are ``bits``."""
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-
-    return types.float64(types.int64), codegen
-
-
-_LOG2_E = 1.4426950408889634
-# ln 2 split so that k * _LN2_HIGH is exact for |k| < 2 ** 11 (fdlibm's values).
-_LN2_HIGH = 6.93147180369123816490e-01
-_LN2_LOW = 1.90821492927058770002e-10
-_EXP_TAYLOR = tuple(1.0 / math.factorial(k) for k in range(14))
-_ATANH_SERIES = tuple(2.0 / (2 * k + 1) for k in range(11))
-_SQRT_HALF_BITS = 0x3FE6A09E667F3BCD
-_MANTISSA = 0x000FFFFFFFFFFFFF
-
-
-@jit(inline="always")
-def _exp_nonpositive(x):
-    """``exp(x)`` for ``x`` in [-700, 0], within about one rounding.
-
-    ``x = k ln 2 + r`` with ``|r| <= ln(2) / 2`` (Cody-Waite), ``exp(r)`` by
-    its Taylor polynomial of degree 13 (truncation below 1e-17), and ``2 ** k``
-    assembled from its exponent bits (``k >= -1010``: a normal number).
-    """
-    k = np.floor(x * _LOG2_E + 0.5)
-    r = (x - k * _LN2_HIGH) - k * _LN2_LOW
-    c = _EXP_TAYLOR
-    p = c[13]
-    p = p * r + c[12]
-    p = p * r + c[11]
-    p = p * r + c[10]
-    p = p * r + c[9]
-    p = p * r + c[8]
-    p = p * r + c[7]
-    p = p * r + c[6]
-    p = p * r + c[5]
-    p = p * r + c[4]
-    p = p * r + c[3]
-    p = p * r + c[2]
-    p = p * r + c[1]
-    p = p * r + c[0]
-    return p * _bits_float((np.int64(k) + 1023) << 52)
-
-
-@jit(inline="always")
-def _log_positive(y):
-    """``log(y)`` for a positive normal ``y``, within about one rounding.
-
-    ``y = 2 ** e * m`` with ``m`` in [sqrt(1/2), sqrt(2)) (subtracting the bits
-    of sqrt(1/2) first makes the split branch-free, as in musl's ``log``), then
-    ``log m = 2 atanh(s)`` with ``s = (m - 1) / (m + 1)``, ``|s| <= 0.172``, by
-    its series to ``s ** 21`` (truncation below 1e-17).
-    """
-    bits = _float_bits(y) - _SQRT_HALF_BITS
-    e = np.float64(bits >> 52)
-    m = _bits_float((bits & _MANTISSA) + _SQRT_HALF_BITS)
-    s = (m - 1.0) / (m + 1.0)
-    s2 = s * s
-    c = _ATANH_SERIES
-    p = c[10]
-    p = p * s2 + c[9]
-    p = p * s2 + c[8]
-    p = p * s2 + c[7]
-    p = p * s2 + c[6]
-    p = p * s2 + c[5]
-    p = p * s2 + c[4]
-    p = p * s2 + c[3]
-    p = p * s2 + c[2]
-    p = p * s2 + c[1]
-    p = p * s2 + c[0]
-    return e * _LN2_HIGH + (s * p + e * _LN2_LOW)
 
 
 @jit(inline="always")
@@ -163,12 +68,12 @@ def _sum_message(w, d, u):
     ``|u|`` and ``|w|`` exceed 745 (where ``exp`` underflows to 0); this
     changes the message only where ``sigmoid(u)`` is 1 - 1e-304.
     """
-    z = _exp_nonpositive(-min(abs(u), 700.0))
+    z = exp_minus_abs(u)
     same_sign = 1.0 + z * d
     opposite_sign = z + d
     odds = same_sign if (u >= 0.0) == (w > 0.0) else opposite_sign
     # odds >= z / 2 >= exp(-700) / 2: a positive normal number.
-    return max(w, 0.0) + _log_positive(odds / (1.0 + z))
+    return max(w, 0.0) + log_positive(odds / (1.0 + z))
 
 
 @jit(inline="always")
@@ -294,7 +199,7 @@ def _exp_shifted(x):
     Used on exponents from which the largest one was subtracted: the floor
     changes a normalised value by at most 1e-304.
     """
-    return _exp_nonpositive(max(x, -700.0))
+    return exp_nonpositive(max(x, -EXP_FLOOR))
 
 
 @jit

@@ -10,8 +10,10 @@ import numba
 import numpy as np
 
 from ._jit import jit
-from .gibbs import add_bias_sample_, softplus
+from .gibbs import add_bias_sample_
 from .random import new_key, uniform
+from .vecmath import exp_minus_abs, log_positive, softplus
+from .vecmath import jit as vector_jit
 
 # States per block of the parallel enumeration: large enough that the O(k m)
 # cost of computing a block's first state directly is negligible, small enough
@@ -33,7 +35,7 @@ def _lowest_set_bit(i):
     return bit
 
 
-@jit
+@vector_jit
 def _enumerate_block(W, summed_bias, enumerated_bias, first, count):
     """Log-sum-exp of the unnormalised log-marginals of states ``first..first+count``.
 
@@ -45,6 +47,7 @@ def _enumerate_block(W, summed_bias, enumerated_bias, first, count):
     n_enum, n_sum = W.shape
     state = _gray(first)
     pre = summed_bias.astype(np.float64)
+    softplus_pre = np.empty(n_sum)
     linear = 0.0
     for j in range(n_enum):
         if (state >> j) & 1:
@@ -61,9 +64,12 @@ def _enumerate_block(W, summed_bias, enumerated_bias, first, count):
             linear += sign * enumerated_bias[j]
             for i in range(n_sum):
                 pre[i] += sign * W[j, i]
+        # Softplus into a scratch row (a loop that vectorises), then the sum.
+        for i in range(n_sum):
+            softplus_pre[i] = softplus(pre[i])
         term = linear
         for i in range(n_sum):
-            term += softplus(pre[i])
+            term += softplus_pre[i]
         if term > running_max:
             running_sum = running_sum * np.exp(running_max - term) + 1.0
             running_max = term
@@ -98,41 +104,43 @@ def log_partition_enumerate(W, summed_bias, enumerated_bias):
     return overall_max + np.log(total)
 
 
-@jit
+@vector_jit
 def _ais_weights_and_hidden_(log_w, A, V, c, bias_shift, beta, beta_prev, key, sample):
     """Add each chain's log-weight increment; optionally replace ``A`` by ``h`` draws.
 
     ``A`` holds ``V W^T`` on entry. The increment of chain ``r`` is
     ``log p*_beta(v_r) - log p*_beta_prev(v_r)``, whose hidden part is
-    ``sum_j softplus(beta a_j) - softplus(beta_prev a_j)``. Each term equals
-    ``(beta - beta_prev) max(a_j, 0) + log((1 + e_j) / (1 + e'_j))`` with
-    ``e_j = exp(-beta |a_j|)``, ``e'_j = exp(-beta_prev |a_j|)``; the ratios lie in
-    [1/2, 2], so their product over a block of 256 units cannot overflow and
-    needs one logarithm per block instead of one per unit. ``e_j`` also gives
-    ``sigmoid(beta a_j)`` for drawing ``h``: two exponentials per hidden unit.
+    ``sum_j softplus(beta a_j) - softplus(beta_prev a_j)``. Each term is
+    computed as ``(beta - beta_prev) max(a_j, 0) + log(1 + e_j) - log(1 + e'_j)``
+    with ``e_j = exp(-beta |a_j|)``, ``e'_j = exp(-beta_prev |a_j|)``, so the
+    difference of two close softplus values loses nothing to cancellation.
+    ``e_j`` also gives ``sigmoid(beta a_j)`` for drawing ``h``. The terms go to
+    a scratch row first: that loop has no reduction and vectorises (the
+    ``vecmath`` functions); the sum that follows is a cheap serial pass.
     """
     n_chains, n_hidden = A.shape
     n_visible = V.shape[1]
     step = beta - beta_prev
+    terms = np.empty(n_hidden)
     for r in range(n_chains):
-        linear = 0.0
-        for i in range(n_visible):
-            linear += V[r, i] * bias_shift[i]
-        log_ratio = 0.0
-        ratio = 1.0
         for j in range(n_hidden):
             a = A[r, j] + c[j]
-            e = np.exp(-beta * abs(a))
-            e_prev = np.exp(-beta_prev * abs(a))
-            linear += max(a, 0.0)
-            ratio *= (1.0 + e) / (1.0 + e_prev)
-            if (j & 255) == 255:
-                log_ratio += np.log(ratio)
-                ratio = 1.0
+            e = exp_minus_abs(beta * a)
+            e_prev = exp_minus_abs(beta_prev * a)
+            terms[j] = step * max(a, 0.0) + (
+                log_positive(1.0 + e) - log_positive(1.0 + e_prev)
+            )
             if sample:
-                p = 1.0 / (1.0 + e) if a >= 0.0 else e / (1.0 + e)
+                s = 1.0 / (1.0 + e)
+                p = s if a >= 0.0 else e * s
                 A[r, j] = 1.0 if uniform(key, r * n_hidden + j) < p else 0.0
-        log_w[r] += step * linear + log_ratio + np.log(ratio)
+        visible_linear = 0.0
+        for i in range(n_visible):
+            visible_linear += V[r, i] * bias_shift[i]
+        increment = step * visible_linear
+        for j in range(n_hidden):
+            increment += terms[j]
+        log_w[r] += increment
 
 
 @jit

@@ -1,0 +1,159 @@
+"""Branch-free ``exp``, ``log``, sigmoid and softplus that LLVM can vectorise.
+
+numba has no vector math library here (no SVML), so ``np.exp`` and ``np.log``
+inside a loop are scalar libm calls (about 4.5 ns each), and a sigmoid written
+with a branch on the sign of its argument costs about 9 ns per element. Every
+RBM kernel spends its element-wise time on these functions between matrix
+products: the sigmoids and Bernoulli draws of Gibbs sampling, the softplus
+sums of free energies and AIS weights, the messages of belief propagation.
+
+The versions here are polynomials with the argument reduction done on the
+IEEE-754 bits, accurate to about one rounding, with no branch and no call, so
+a loop over them compiles to SIMD code (measured: about 1 ns per sigmoid
+instead of 9 on one AVX-512 core). Two conditions make that happen:
+
+* they are inlined by numba (``inline="always"``): left to LLVM's inliner a
+  polynomial is large enough to stay a call, and a call stops vectorisation;
+* the calling kernel is compiled with ``error_model='numpy'`` (use
+  :func:`jit` from this module): with numba's default Python error model every
+  division checks its denominator for zero and raises, a branch in every
+  iteration. The denominators here are at least 1.
+
+Arguments are float64 (a float32 argument is widened); results are float64.
+"""
+
+import math
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from ._jit import jit as _project_jit
+
+
+def jit(*args, **kwargs):
+    """The project's ``jit`` with ``error_model='numpy'`` (see the module docstring)."""
+    kwargs.setdefault("error_model", "numpy")
+    return _project_jit(*args, **kwargs)
+
+
+@intrinsic
+def _float_bits(typingctx, x):
+    """The IEEE-754 bits of a float64, as an int64 (a register move, no memory)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _bits_float(typingctx, bits):
+    """The float64 whose IEEE-754 bits are ``bits``."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+_LOG2_E = 1.4426950408889634
+# ln 2 split so that k * _LN2_HIGH is exact for |k| < 2 ** 11 (fdlibm's values).
+_LN2_HIGH = 6.93147180369123816490e-01
+_LN2_LOW = 1.90821492927058770002e-10
+_EXP_TAYLOR = tuple(1.0 / math.factorial(k) for k in range(14))
+_ATANH_SERIES = tuple(2.0 / (2 * k + 1) for k in range(11))
+_SQRT_HALF_BITS = 0x3FE6A09E667F3BCD
+_MANTISSA = 0x000FFFFFFFFFFFFF
+# exp(-_EXP_FLOOR) = 9.9e-305 is the smallest value exp_nonpositive returns.
+EXP_FLOOR = 700.0
+
+
+@jit(inline="always")
+def exp_nonpositive(x):
+    """``exp(x)`` for ``x`` in [-700, 0], within about one rounding.
+
+    ``x = k ln 2 + r`` with ``|r| <= ln(2) / 2`` (Cody-Waite), ``exp(r)`` by
+    its Taylor polynomial of degree 13 (truncation below 1e-17), and ``2 ** k``
+    assembled from its exponent bits (``k >= -1010``: a normal number). A NaN
+    argument gives NaN.
+    """
+    k = np.floor(x * _LOG2_E + 0.5)
+    r = (x - k * _LN2_HIGH) - k * _LN2_LOW
+    c = _EXP_TAYLOR
+    p = c[13]
+    p = p * r + c[12]
+    p = p * r + c[11]
+    p = p * r + c[10]
+    p = p * r + c[9]
+    p = p * r + c[8]
+    p = p * r + c[7]
+    p = p * r + c[6]
+    p = p * r + c[5]
+    p = p * r + c[4]
+    p = p * r + c[3]
+    p = p * r + c[2]
+    p = p * r + c[1]
+    p = p * r + c[0]
+    return p * _bits_float((np.int64(k) + 1023) << 52)
+
+
+@jit(inline="always")
+def log_positive(y):
+    """``log(y)`` for a positive normal ``y``, within about one rounding.
+
+    ``y = 2 ** e * m`` with ``m`` in [sqrt(1/2), sqrt(2)) (subtracting the bits
+    of sqrt(1/2) first makes the split branch-free, as in musl's ``log``), then
+    ``log m = 2 atanh(s)`` with ``s = (m - 1) / (m + 1)``, ``|s| <= 0.172``, by
+    its series to ``s ** 21`` (truncation below 1e-17).
+    """
+    bits = _float_bits(y) - _SQRT_HALF_BITS
+    e = np.float64(bits >> 52)
+    m = _bits_float((bits & _MANTISSA) + _SQRT_HALF_BITS)
+    s = (m - 1.0) / (m + 1.0)
+    s2 = s * s
+    c = _ATANH_SERIES
+    p = c[10]
+    p = p * s2 + c[9]
+    p = p * s2 + c[8]
+    p = p * s2 + c[7]
+    p = p * s2 + c[6]
+    p = p * s2 + c[5]
+    p = p * s2 + c[4]
+    p = p * s2 + c[3]
+    p = p * s2 + c[2]
+    p = p * s2 + c[1]
+    p = p * s2 + c[0]
+    return e * _LN2_HIGH + (s * p + e * _LN2_LOW)
+
+
+@jit(inline="always")
+def exp_minus_abs(x):
+    """``exp(-|x|)``, in (0, 1]; floored at ``exp(-700)`` (changes nothing a
+    sigmoid or softplus of ``x`` can show). NaN gives NaN."""
+    return exp_nonpositive(-min(abs(x), EXP_FLOOR))
+
+
+@jit(inline="always")
+def sigmoid(x):
+    """Logistic function ``1 / (1 + exp(-x))``, without overflow for large ``|x|``.
+
+    With ``z = exp(-|x|)``: ``1 / (1 + z)`` for ``x >= 0`` and ``z / (1 + z)``
+    otherwise, chosen by a select, not a branch. For ``x < -700`` it returns
+    about 1e-304 instead of a smaller number or 0.
+    """
+    z = exp_minus_abs(x)
+    s = 1.0 / (1.0 + z)
+    return s if x >= 0.0 else z * s
+
+
+@jit(inline="always")
+def softplus(x):
+    """``log(1 + exp(x))`` computed without overflow.
+
+    ``max(x, 0) + log(1 + z)`` with ``z = exp(-|x|)`` in (0, 1]: the absolute
+    error of ``log(1 + z)`` is at most one rounding of ``1 + z`` (2e-16), which
+    is all a sum of softplus terms needs.
+    """
+    return max(x, 0.0) + log_positive(1.0 + exp_minus_abs(x))
