@@ -60,7 +60,7 @@ def test_long_chain_update_follows_the_exact_gradient(centred):
     dcp_minibatch_update(
         V, W_new, b_new, c_new, mu.copy(), lam.copy(), 0.0, 0.0,
         np.zeros((n_rows, n_hidden)), False, 1, 50, eta, 0.0, 0.0,
-        *velocities, np.random.default_rng(1),
+        *velocities, np.empty((2, n_hidden, n_visible)), np.random.default_rng(1),
     )  # fmt: skip
     tolerance = 4.0 / np.sqrt(n_rows)  # Monte Carlo error of 20,000 chains
     np.testing.assert_allclose((W_new - W) / eta, expected_W, atol=tolerance)
