@@ -11,9 +11,10 @@ best of the three.
 
 This CPU-scale version uses scikit-learn's 8x8 digits, binarised, instead of
 MNIST. One Frank-Wolfe fit gives the models of every size
-(:meth:`FrankWolfeRBM.submodel`); at each size we compare its features with
-those of CD-10 from a random start and of CD-10 started from it
-(:meth:`FrankWolfeRBM.fine_tune`). ``SKLEARN_RBM_EXAMPLE_QUICK=1`` shrinks it.
+(:meth:`~sklearn_rbm.FrankWolfeRBM.submodel`); at each size we compare its
+features with those of CD-10 from a random start and of CD-10 started from it
+(:meth:`~sklearn_rbm.FrankWolfeRBM.fine_tune`).
+``SKLEARN_RBM_EXAMPLE_QUICK=1`` shrinks it.
 """
 
 # %%

@@ -12,7 +12,7 @@ then depends only on when the solver was told to stop.
 
 The seed's own simulation set-up (couplings drawn from N(0, 0.5), n = 16,000)
 produces such data for most draws once d >= 10: the units are nearly frozen.
-:class:`~sklearn_rbm._fvbm.FVBMPseudoLikelihood` checks existence exactly
+:class:`~sklearn_rbm.FVBMPseudoLikelihood` checks existence exactly
 after each fit (``mple_exists_``) and warns; an L2 penalty ``alpha > 0``
 restores a finite estimate.
 

@@ -8,7 +8,7 @@ pseudo-likelihood with a block successive lower-bound maximisation (BSLM)
 algorithm, prove that it never decreases the log pseudo-likelihood, and
 demonstrate it on n = 16,000 samples from FVBMs with d = 5, 10, 15, 20. This
 example reproduces their experiment with
-:class:`~sklearn_rbm._fvbm.FVBMPseudoLikelihood`:
+:class:`~sklearn_rbm.FVBMPseudoLikelihood`:
 
 1. the monotone log-PL sequences of BSLM (their Figure 1);
 2. how the four solvers ('bslm', 'ga', 'mm', 'lbfgs') approach the maximum;
@@ -25,7 +25,7 @@ Set ``SKLEARN_RBM_EXAMPLE_QUICK=1`` for a smaller run (n = 2,000; d = 5, 10).
 # %%
 # Simulating the data
 # -------------------
-# :func:`~sklearn_rbm._fvbm.make_fvbm` draws the upper-triangular couplings and
+# :func:`~sklearn_rbm.datasets.make_fvbm` draws the upper-triangular couplings and
 # the intercepts from normal distributions and then samples exactly, by
 # enumerating the 2^d states (Gray code).
 import os

@@ -225,7 +225,7 @@ def sample_fvbm(
     method : {'auto', 'exact', 'gibbs'}, default='auto'
         'exact' inverts the cumulative distribution of all ``2^d`` states
         (Gray-code enumeration; memory ``8 * 2^d`` bytes, so ``d <= 25``);
-        'gibbs' runs :data:`GIBBS_CHAINS` systematic-scan Gibbs chains started
+        'gibbs' runs ``min(n_samples, 16)`` systematic-scan Gibbs chains started
         from the naive mean-field independent model, each discarding
         ``burn_in`` sweeps and then keeping one state every ``thinning`` sweeps;
         'auto' is exact for ``d <= 20`` and Gibbs beyond.
@@ -821,7 +821,7 @@ class FVBMPseudoLikelihood(BaseEstimator):
         Sandwich standard errors of ``intercept_``.
     n_iter_ : int
         Number of sweeps or iterations run.
-    pseudo_likelihood_curve_ : ndarray of shape (n_iter_ + 1,)
+    pseudo_likelihood_curve_ : ndarray of shape (`n_iter_` + 1,)
         Mean log pseudo-likelihood per sample (minus the penalty when
         ``alpha > 0``) at the start and after every iteration; never decreases
         for 'bslm', 'mm' and 'ga' with ``step_size <= 1``.
@@ -836,7 +836,7 @@ class FVBMPseudoLikelihood(BaseEstimator):
         :meth:`sample`.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
 
     See Also
@@ -1169,8 +1169,8 @@ class FVBMPseudoLikelihood(BaseEstimator):
         """Draw samples from the fitted model, in the convention of the training data.
 
         Exact by enumeration for ``d <= 20``; beyond, Gibbs sampling from
-        :data:`GIBBS_CHAINS` chains with ``burn_in`` and ``thinning`` (see
-        :func:`sample_fvbm`).
+        ``min(n_samples, 16)`` chains with ``burn_in`` and ``thinning`` (see
+        :func:`~sklearn_rbm.datasets.sample_fvbm`).
 
         Parameters
         ----------

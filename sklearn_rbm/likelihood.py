@@ -63,6 +63,17 @@ class LogPartition(NamedTuple):
     ``upper`` are ``log(mean(w) -+ 3 std(w) / sqrt(M))`` over the ``M``
     importance weights ``w``; ``lower`` is ``-inf`` when the band reaches zero
     (too few chains or temperatures for the weights' spread).
+
+    Attributes
+    ----------
+    log_z : float
+        The value (exact) or the estimate (AIS) of ``log Z``.
+    lower : float
+        Lower end of the band; ``-inf`` when the AIS band reaches zero.
+    upper : float
+        Upper end of the band.
+    method : {'exact', 'ais'}
+        How ``log_z`` was obtained.
     """
 
     log_z: float
