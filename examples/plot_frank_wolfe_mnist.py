@@ -87,7 +87,10 @@ cores, 38 minutes):
   units the two starts are within AIS noise of each other (random ahead by
   1.2 nats in the run above, the Frank-Wolfe start ahead by 1.0 on the mean
   of four other AIS seeds and by 0.1 at 14,500 temperatures): (b) is not
-  shown there, nor is its opposite.
+  shown there, nor is its opposite. The same protocol at 200 units (run
+  separately) gave -108.23 from the Frank-Wolfe start against -107.79 for
+  the best random start (each start -108.46, -107.79, -108.34, -108.44,
+  -107.78), and -110.59 against -110.75 at 14,500 temperatures: a tie.
 
 Growing 300 units took 90-102 s per ``alpha``; one 200-epoch CD-10 run took
 about 50 s at 100 units and 100-115 s at 300 (AIS checkpoints included).
