@@ -486,7 +486,9 @@ def test_infer_with_an_unknown_method_lists_the_valid_ones():
     est = ConditionalRBMRegressor(n_components=2, n_iter=1).fit(
         np.zeros((4, 2)), np.zeros((4, 2))
     )
-    with pytest.raises(ValueError, match=r"one of \['bp', 'exact', 'max', 'mf', 'mixed'\]"):
+    with pytest.raises(
+        ValueError, match=r"one of \['bp', 'exact', 'max', 'mf', 'mixed'\]"
+    ):
         est.infer(np.zeros((2, 2)), inference="gibbs")
 
 
