@@ -297,25 +297,38 @@ def test_auto_matches_inference_to_solver():
 
 
 # ------------------------------------------- learning (seed Sec. 6, smoke)
-def test_mle_bp_completes_digits_better_than_logistic_regression():
-    """Seed Table 2 at smoke size: hidden units fill in occluded strokes.
+def test_mle_bp_completes_digits_better_than_lr_and_as_well_as_cd10():
+    """Seed Table 2 at smoke size: occluded digits (a 4x4 patch set to 0).
 
-    Digits with a 4x4 patch set to 0; the margin held for random_state 0-3
-    (0.2 to 0.45 points of per-pixel error) when the test was written.
+    Measured for random_state 0-5 when the test was written (test error in
+    points of per-pixel error): MLE-BP minus LR -0.73 to -0.23; MLE-BP minus
+    CD-10 (same hidden units, rate, batches and epochs) -0.45 to +0.45,
+    4 of 6 below 0. So MLE-BP beats LR here, but not CD-10: the two are tied
+    at this size, as on the full digits task (doc/conditional.rst: MLE-BP
+    below CD-10 in 1 of 4 seeds with 3x3 patches, 2 of 4 with 4x4), and the
+    test asserts the tie within 0.75 points. The LR margin also owes to the
+    budget: LR has half as many steps (batches of 20, as in the example);
+    at batches of 10 the three methods are within noise at this size.
     """
     Y, _ = load_binary_digits()
     Y = Y[np.random.RandomState(0).permutation(len(Y))][:1000]
     X = occlude_patches(Y, 4, random_state=1)
     train, test = slice(0, 800), slice(800, 1000)
     errors = {}
-    for name, n_hidden, batch_size in (("lr", 0, 20), ("bp", 32, 10)):
+    for name, n_hidden, solver, batch_size in (
+        ("lr", 0, "bp", 20),
+        ("bp", 32, "bp", 10),
+        ("cd", 32, "cd", 10),
+    ):
         est = ConditionalRBMRegressor(
-            n_components=n_hidden, solver="bp", learning_rate=0.2,
+            n_components=n_hidden, solver=solver, learning_rate=0.2,
             batch_size=batch_size, n_iter=10, random_state=0,
         ).fit(X[train], Y[train])  # fmt: skip
-        errors[name] = np.mean(est.predict(X[test]) != Y[test])
-    corrupted = np.mean(X[test] != Y[test])
-    assert errors["bp"] < errors["lr"] < corrupted
+        errors[name] = 100 * np.mean(est.predict(X[test]) != Y[test])
+    corrupted = 100 * np.mean(X[test] != Y[test])
+    assert errors["bp"] < errors["lr"] - 0.1 and errors["lr"] < corrupted
+    assert errors["cd"] < corrupted
+    assert abs(errors["bp"] - errors["cd"]) < 0.75
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
