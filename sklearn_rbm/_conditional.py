@@ -248,7 +248,10 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         the solver (the seed's observation 3): mean field for 'cd',
         'cd-percloss' and 'mf'; sum-product BP for 'bp'; mixed product for
         'mssvm'; max product for 'lssvm'. ``'exact'`` enumerates the smaller
-        of the output and hidden layers (at most 20 units).
+        of the output and hidden layers (at most 20 units). There is no
+        Gibbs-sampling inference: the seed queries CD-trained models by mean
+        field, and sampled marginals would be neither deterministic per row
+        nor checked for convergence (the user guide says more).
     learning_rate : float, default=0.05
         Step size of the mini-batch gradient steps (the seed selects from
         {0.05, 0.02, 0.01, 0.005}); gradients are averaged over the batch.
