@@ -181,6 +181,15 @@ _SOLVERS = {
     "lssvm": _Solver(_lssvm_phase, prediction="max", latent_map=True),
 }
 _INFERENCES = ("mf", "bp", "mixed", "max", "exact")
+_FLOAT_DTYPES = [np.float64, np.float32]
+# In the order of the gradient's terms.
+_PARAMETER_NAMES = (
+    "components_",
+    "coef_",
+    "hidden_coef_",
+    "intercept_",
+    "intercept_hidden_",
+)
 _BP_PRODUCTS = {"bp": "sum", "mixed": "mixed", "max": "max"}
 
 
@@ -239,7 +248,10 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         the solver (the seed's observation 3): mean field for 'cd',
         'cd-percloss' and 'mf'; sum-product BP for 'bp'; mixed product for
         'mssvm'; max product for 'lssvm'. ``'exact'`` enumerates the smaller
-        of the output and hidden layers (at most 20 units).
+        of the output and hidden layers (at most 20 units). There is no
+        Gibbs-sampling inference: the seed queries CD-trained models by mean
+        field, and sampled marginals would be neither deterministic per row
+        nor checked for convergence (the user guide says more).
     learning_rate : float, default=0.05
         Step size of the mini-batch gradient steps (the seed selects from
         {0.05, 0.02, 0.01, 0.005}); gradients are averaged over the batch.
@@ -300,6 +312,8 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     ----------
     components_ : ndarray of shape (n_components, n_outputs)
         ``W^{vh}`` transposed to the RBM core's (hidden, visible) orientation.
+        Every fitted parameter has the dtype of the training ``X`` (float64,
+        or float32 for float32 ``X``).
     coef_ : ndarray of shape (n_outputs, n_features)
         ``W^{vx}``: the logistic-regression part.
     hidden_coef_ : ndarray of shape (n_components, n_features)
@@ -467,8 +481,10 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     # -------------------------------------------------------------- input
     def _validate_training_data(self, X, Y):
         X, Y = validate_data(
-            self, X, Y, multi_output=True, y_numeric=True, dtype=np.float64
+            self, X, Y, multi_output=True, y_numeric=True, dtype=_FLOAT_DTYPES
         )
+        self._dtype = X.dtype
+        X = X.astype(np.float64, copy=False)
         Y = np.asarray(Y, dtype=np.float64)
         self._single_output = Y.ndim == 1
         Y = Y.reshape(-1, 1) if Y.ndim == 1 else Y
@@ -477,7 +493,14 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     def _validate_query(self, X):
         check_is_fitted(self, "components_")
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=_FLOAT_DTYPES, reset=False)
+        return X.astype(np.float64, copy=False)
+
+    def _publish(self):
+        """Fitted parameters in the dtype of the training ``X`` (float32 stays
+        float32); the computation itself runs in float64."""
+        for name in _PARAMETER_NAMES:
+            setattr(self, name, getattr(self, name).astype(self._dtype, copy=False))
 
     # ------------------------------------------------------------- model
     def _biases(self, X):
@@ -487,13 +510,7 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         return np.ascontiguousarray(B1), np.ascontiguousarray(B2)
 
     def _parameters(self):
-        return (
-            self.components_,
-            self.coef_,
-            self.hidden_coef_,
-            self.intercept_,
-            self.intercept_hidden_,
-        )
+        return tuple(getattr(self, name) for name in _PARAMETER_NAMES)
 
     def _initialise(self, n_features, n_outputs, rs):
         n_hidden = self.n_components
@@ -583,8 +600,11 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Real-valued input features (computed in float64; BP and mean
-            field work in float64 whatever the input dtype).
+            Real-valued input features. float32 ``X`` gives float32 fitted
+            parameters, and ``predict``, ``predict_proba`` and ``infer``
+            then return float32; the training itself (gradients, Gibbs
+            chains, BP and mean field) computes in float64 whatever the
+            input dtype, and the parameters are rounded once at the end.
         Y : array-like of shape (n_samples, n_outputs) or (n_samples,)
             Binary outputs (0 or 1); a 1-D ``Y`` is one output.
 
@@ -604,8 +624,11 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.validation_errors_ = [] if X_val is not None else None
         self.best_validation_error_ = None
         n_products = self.batch_size * max(self.n_components, 1) * Y.shape[1]
-        with blas_threads_for(n_products):
-            self._epochs(X_train, Y_train, X_val, Y_val, rs)
+        try:
+            with blas_threads_for(n_products):
+                self._epochs(X_train, Y_train, X_val, Y_val, rs)
+        finally:
+            self._publish()
         return self
 
     def _split_validation(self, X, Y, rs):
@@ -722,7 +745,12 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             raise ValueError(
                 f"inference must be one of {sorted(_INFERENCES)}; got {method!r}."
             )
-        return self._infer(X, method)
+        result = self._infer(X, method)
+        dtype = self.components_.dtype
+        return result._replace(
+            visible=result.visible.astype(dtype, copy=False),
+            hidden=result.hidden.astype(dtype, copy=False),
+        )
 
     def _infer(self, X, method):
         B1, B2 = self._biases(X)
@@ -773,6 +801,7 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         """
         X = self._validate_query(X)
         proba = self._infer(X, self._resolved_inference()).visible
+        proba = proba.astype(self.components_.dtype, copy=False)
         return proba[:, 0] if self._single_output else proba
 
     def predict(self, X):
@@ -788,7 +817,7 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             0.0 or 1.0; 1-D when the model was fitted on a 1-D ``y``.
         """
         X = self._validate_query(X)
-        Y = self._predict_binary(X)
+        Y = self._predict_binary(X).astype(self.components_.dtype, copy=False)
         return Y[:, 0] if self._single_output else Y
 
     # -------------------------------------------------------------- score

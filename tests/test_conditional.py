@@ -297,25 +297,38 @@ def test_auto_matches_inference_to_solver():
 
 
 # ------------------------------------------- learning (seed Sec. 6, smoke)
-def test_mle_bp_completes_digits_better_than_logistic_regression():
-    """Seed Table 2 at smoke size: hidden units fill in occluded strokes.
+def test_mle_bp_completes_digits_better_than_lr_and_as_well_as_cd10():
+    """Seed Table 2 at smoke size: occluded digits (a 4x4 patch set to 0).
 
-    Digits with a 4x4 patch set to 0; the margin held for random_state 0-3
-    (0.2 to 0.45 points of per-pixel error) when the test was written.
+    Measured for random_state 0-5 when the test was written (test error in
+    points of per-pixel error): MLE-BP minus LR -0.73 to -0.23; MLE-BP minus
+    CD-10 (same hidden units, rate, batches and epochs) -0.45 to +0.45,
+    4 of 6 below 0. So MLE-BP beats LR here, but not CD-10: the two are tied
+    at this size, as on the full digits task (doc/conditional.rst: MLE-BP
+    below CD-10 in 1 of 4 seeds with 3x3 patches, 2 of 4 with 4x4), and the
+    test asserts the tie within 0.75 points. The LR margin also owes to the
+    budget: LR has half as many steps (batches of 20, as in the example);
+    at batches of 10 the three methods are within noise at this size.
     """
     Y, _ = load_binary_digits()
     Y = Y[np.random.RandomState(0).permutation(len(Y))][:1000]
     X = occlude_patches(Y, 4, random_state=1)
     train, test = slice(0, 800), slice(800, 1000)
     errors = {}
-    for name, n_hidden, batch_size in (("lr", 0, 20), ("bp", 32, 10)):
+    for name, n_hidden, solver, batch_size in (
+        ("lr", 0, "bp", 20),
+        ("bp", 32, "bp", 10),
+        ("cd", 32, "cd", 10),
+    ):
         est = ConditionalRBMRegressor(
-            n_components=n_hidden, solver="bp", learning_rate=0.2,
+            n_components=n_hidden, solver=solver, learning_rate=0.2,
             batch_size=batch_size, n_iter=10, random_state=0,
         ).fit(X[train], Y[train])  # fmt: skip
-        errors[name] = np.mean(est.predict(X[test]) != Y[test])
-    corrupted = np.mean(X[test] != Y[test])
-    assert errors["bp"] < errors["lr"] < corrupted
+        errors[name] = 100 * np.mean(est.predict(X[test]) != Y[test])
+    corrupted = 100 * np.mean(X[test] != Y[test])
+    assert errors["bp"] < errors["lr"] - 0.1 and errors["lr"] < corrupted
+    assert errors["cd"] < corrupted
+    assert abs(errors["bp"] - errors["cd"]) < 0.75
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -384,6 +397,32 @@ def test_grid_search_selects_by_conditional_log_likelihood():
     )
 
 
+def test_float32_input_gives_float32_parameters_and_outputs():
+    """float32 X keeps float32 parameters and outputs (DESIGN.md); training
+    and message passing compute in float64, so the fit is the float64 fit of
+    the same numbers, rounded once at the end."""
+    rng = np.random.default_rng(22)
+    X, Y = random_data(rng, 40, 3, 5)
+    X32 = X.astype(np.float32)
+    params = dict(n_components=3, n_iter=3, batch_size=10, random_state=0)
+    est32 = ConditionalRBMRegressor(**params).fit(X32, Y)
+    est64 = ConditionalRBMRegressor(**params).fit(X32.astype(np.float64), Y)
+    for name in PARAMETERS:
+        assert getattr(est32, name).dtype == np.float32
+        np.testing.assert_array_equal(
+            getattr(est32, name), getattr(est64, name).astype(np.float32)
+        )
+    proba = est32.predict_proba(X32)
+    assert proba.dtype == np.float32 and est32.predict(X32).dtype == np.float32
+    assert est32.infer(X32).visible.dtype == np.float32
+    np.testing.assert_allclose(proba, est64.predict_proba(X32), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(est32.predict(X), est64.predict(X))
+    assert est32.score(X32, Y) == pytest.approx(est64.score(X32, Y), rel=1e-5)
+    assert est64.coef_.dtype == np.float64  # float64 (and int) X stay float64
+    warm = ConditionalRBMRegressor(init=est32, **params).fit(X, Y)
+    assert warm.coef_.dtype == np.float64
+
+
 # ------------------------------------------------------------- bad input
 def test_non_binary_outputs_are_refused_with_their_values():
     X = np.zeros((3, 2))
@@ -421,6 +460,49 @@ def test_wrong_number_of_features_at_predict_time():
     )
     with pytest.raises(ValueError, match="3 features"):
         est.predict(np.zeros((2, 4)))
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_non_finite_features_are_refused_at_predict_time(value):
+    est = ConditionalRBMRegressor(n_components=2, n_iter=1).fit(
+        np.zeros((4, 2)), np.zeros((4, 2))
+    )
+    X = np.zeros((3, 2))
+    X[2, 0] = value
+    for query in (est.predict, est.predict_proba, est.infer):
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            query(X)
+
+
+def test_bp_that_does_not_converge_is_reported_per_row_and_stays_finite():
+    """Strong frustrated couplings: BP oscillates on the row with no input
+    (biases 0) and converges on the row whose input sets biases of +-30
+    (the model of test_inference.py's test_each_model_of_a_batch_stops_on_its_own)."""
+    rng = np.random.default_rng(2)
+    W = 5.0 * rng.standard_normal((10, 12))
+    signs = np.where(np.arange(12) % 2, 30.0, -30.0)
+    params = [W, signs[:, None], np.full((10, 1), -30.0), np.zeros(12), np.zeros(10)]
+    X = np.array([[0.0], [1.0]])
+    Y = np.zeros((2, 12))
+    est = model_with(params, X, Y, solver="bp", inference_tol=1e-6)
+    est.inference_max_iter_ = 50
+    result = est.infer(X)
+    np.testing.assert_array_equal(result.converged, [False, True])
+    np.testing.assert_array_equal(result.n_iter, [50, result.n_iter[1]])
+    for beliefs in (result.visible, result.hidden, est.predict_proba(X)):
+        assert np.all(np.isfinite(beliefs)) and np.all((beliefs >= 0) & (beliefs <= 1))
+    _, rows = est._gradient(X, Y, max_iter=50)  # learns from the second row only
+    np.testing.assert_array_equal(rows, [False, True])
+
+
+def test_infer_with_an_unknown_method_lists_the_valid_ones():
+    est = ConditionalRBMRegressor(n_components=2, n_iter=1).fit(
+        np.zeros((4, 2)), np.zeros((4, 2))
+    )
+    with pytest.raises(
+        ValueError, match=r"one of \['bp', 'exact', 'max', 'mf', 'mixed'\]"
+    ):
+        est.infer(np.zeros((2, 2)), inference="gibbs")
 
 
 @pytest.mark.parametrize(
