@@ -160,10 +160,10 @@ class FrankWolfeRBM(BaseBinaryRBM):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (`n_components_`, n_features)
         Weights ``W`` of the selected model, one row per unit in the order
         they were inserted.
-    intercept_hidden_ : ndarray of shape (n_components_,)
+    intercept_hidden_ : ndarray of shape (`n_components_`,)
         Hidden biases ``c`` (the last coordinate of each ``w*_t``).
     intercept_visible_ : ndarray of shape (n_features,)
         Visible biases ``b`` of the selected model.
