@@ -8,9 +8,9 @@ GEMM (``np.dot`` goes to BLAS) followed by one fused element-wise pass
 (sigmoid and Bernoulli draw together, no temporaries). The sigmoid is the
 branch-free one of ``vecmath.py`` and the element-wise kernels use its ``jit``
 (numpy error model), so these loops compile to SIMD code: about 2 ns per
-sigmoid-and-draw instead of 11 with libm's scalar ``exp``, which took a PCD-1
-epoch of a 784 x 500 RBM from 1.5 to about 1.1 times the cost of its matrix
-products alone.
+sigmoid-and-draw instead of 11 with libm's scalar ``exp``, which took a
+float64 PCD-1 epoch of a 784 x 500 RBM from about 1.5 to 1.1-1.3 times the
+cost of its matrix products alone.
 
 Random numbers come from a ``numpy.random.Generator`` passed in by the caller:
 each sampled matrix takes one key from it and its elements are counter-based
