@@ -71,6 +71,16 @@ EXP_FLOOR = 700.0
 
 
 @jit(inline="always")
+def _horner(coefficients, x):
+    """``sum_k coefficients[k] * x ** k`` by Horner's rule. The tuple is a
+    compile-time constant, so LLVM unrolls the loop into straight-line code."""
+    p = coefficients[-1]
+    for k in range(len(coefficients) - 2, -1, -1):
+        p = p * x + coefficients[k]
+    return p
+
+
+@jit(inline="always")
 def exp_nonpositive(x):
     """``exp(x)`` for ``x`` in [-700, 0], within about one rounding.
 
@@ -81,22 +91,7 @@ def exp_nonpositive(x):
     """
     k = np.floor(x * _LOG2_E + 0.5)
     r = (x - k * _LN2_HIGH) - k * _LN2_LOW
-    c = _EXP_TAYLOR
-    p = c[13]
-    p = p * r + c[12]
-    p = p * r + c[11]
-    p = p * r + c[10]
-    p = p * r + c[9]
-    p = p * r + c[8]
-    p = p * r + c[7]
-    p = p * r + c[6]
-    p = p * r + c[5]
-    p = p * r + c[4]
-    p = p * r + c[3]
-    p = p * r + c[2]
-    p = p * r + c[1]
-    p = p * r + c[0]
-    return p * _bits_float((np.int64(k) + 1023) << 52)
+    return _horner(_EXP_TAYLOR, r) * _bits_float((np.int64(k) + 1023) << 52)
 
 
 @jit(inline="always")
@@ -113,19 +108,7 @@ def log_positive(y):
     m = _bits_float((bits & _MANTISSA) + _SQRT_HALF_BITS)
     s = (m - 1.0) / (m + 1.0)
     s2 = s * s
-    c = _ATANH_SERIES
-    p = c[10]
-    p = p * s2 + c[9]
-    p = p * s2 + c[8]
-    p = p * s2 + c[7]
-    p = p * s2 + c[6]
-    p = p * s2 + c[5]
-    p = p * s2 + c[4]
-    p = p * s2 + c[3]
-    p = p * s2 + c[2]
-    p = p * s2 + c[1]
-    p = p * s2 + c[0]
-    return e * _LN2_HIGH + (s * p + e * _LN2_LOW)
+    return e * _LN2_HIGH + (s * _horner(_ATANH_SERIES, s2) + e * _LN2_LOW)
 
 
 @jit(inline="always")
