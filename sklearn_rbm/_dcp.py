@@ -402,7 +402,7 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         b, c = self._centred_visible_bias, self._centred_hidden_bias
         mu, lam = self.offset_visible_, self.offset_hidden_
         vel_W, vel_b, vel_c = self._velocity
-        statistics = np.empty((2,) + W.shape, dtype=W.dtype)  # kernel scratch
+        data_term = np.empty_like(W)  # kernel scratch, once per fit
         best, no_improvement = None, 0
         n_samples = X.shape[0]
         for _ in range(n_epochs):
@@ -415,7 +415,7 @@ class DCPBernoulliRBM(BaseBinaryRBM):
                     V, W, b, c, mu, lam, nu_mu, nu_lam, self._chain_hidden,
                     spec.persistent, n_inner, self.n_gibbs_steps,
                     float(self.learning_rate), float(self.momentum),
-                    float(self.weight_decay), vel_W, vel_b, vel_c, statistics,
+                    float(self.weight_decay), vel_W, vel_b, vel_c, data_term,
                     self._kernel_rng,
                 )  # fmt: skip
             self._check_divergence(W, b, c, saved)

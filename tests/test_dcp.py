@@ -16,7 +16,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 
 from sklearn_rbm import DCPBernoulliRBM
-from sklearn_rbm._kernels.gibbs import dcp_minibatch_update
+from sklearn_rbm._kernels.gibbs import _weight_step_, dcp_minibatch_update
 from sklearn_rbm.datasets import (
     load_binary_digits,
     make_bars_and_stripes,
@@ -60,12 +60,39 @@ def test_long_chain_update_follows_the_exact_gradient(centred):
     dcp_minibatch_update(
         V, W_new, b_new, c_new, mu.copy(), lam.copy(), 0.0, 0.0,
         np.zeros((n_rows, n_hidden)), False, 1, 50, eta, 0.0, 0.0,
-        *velocities, np.empty((2, n_hidden, n_visible)), np.random.default_rng(1),
+        *velocities, np.empty((n_hidden, n_visible)), np.random.default_rng(1),
     )  # fmt: skip
     tolerance = 4.0 / np.sqrt(n_rows)  # Monte Carlo error of 20,000 chains
     np.testing.assert_allclose((W_new - W) / eta, expected_W, atol=tolerance)
     np.testing.assert_allclose((b_new - b_centred) / eta, expected_b, atol=tolerance)
     np.testing.assert_allclose((c_new - c_centred) / eta, expected_c, atol=tolerance)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("use_data_term", [False, True])
+@pytest.mark.parametrize("momentum, decay", [(0.0, 0.0), (0.0, 0.01), (0.9, 0.01)])
+def test_weight_step_matches_its_formula(dtype, use_data_term, momentum, decay):
+    """The GEMM-fused weight step equals the textbook momentum / decay update."""
+    rng = np.random.default_rng(0)
+    n_hidden, n_visible, n_data, n_chains = 4, 6, 5, 3
+    W = rng.standard_normal((n_hidden, n_visible)).astype(dtype)
+    velocity = rng.standard_normal(W.shape).astype(dtype)
+    H_data, V_data = (rng.random((n_data, k)).astype(dtype) for k in W.shape)
+    H_model, V_model = (rng.random((n_chains, k)).astype(dtype) for k in W.shape)
+    data_term = (H_data.T @ V_data) if use_data_term else np.full_like(W, np.nan)
+    rate = 0.1
+    gradient = H_data.T @ V_data / n_data - H_model.T @ V_model / n_chains
+    expected_velocity = momentum * velocity + rate * (gradient - decay * W)
+    expected_W = W + expected_velocity
+
+    _weight_step_(
+        W, velocity, data_term, use_data_term, H_data, V_data, H_model, V_model,
+        n_data, n_chains, rate, momentum, decay,
+    )  # fmt: skip
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(W, expected_W, rtol=tolerance, atol=tolerance)
+    if momentum > 0:
+        np.testing.assert_allclose(velocity, expected_velocity, rtol=tolerance)
 
 
 def test_sdcp_with_one_inner_step_is_cd():

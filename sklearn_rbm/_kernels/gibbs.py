@@ -24,6 +24,7 @@ took 17 ms per temperature with parallel element-wise loops, 3.9 ms serial).
 import numpy as np
 
 from ._jit import jit
+from .blas import gemm_
 from .random import new_key, uniform
 from .vecmath import jit as vector_jit
 from .vecmath import sigmoid, softplus  # noqa: F401 (re-exported for the kernels)
@@ -118,42 +119,66 @@ def _column_sum(X):
 
 
 @jit
-def _outer_statistics(H, lam, V, mu, centred, out):
-    """``out = (H - lam)^T (V - mu)`` (one GEMM); returns ``out`` and the column
-    sums of ``V`` and ``H``."""
-    if centred:
-        np.dot((H - lam).T, V - mu, out)
-    else:
-        np.dot(H.T, V, out)
-    return out, _column_sum(V), _column_sum(H)
+def _centred(X, offset, centred):
+    """``X - offset`` (a new array) when centred, else ``X`` itself."""
+    return X - offset if centred else X
 
 
 @jit
-def _gradient_step_(
-    theta,
-    positive,
-    negative,
-    scale_pos,
-    scale_neg,
-    learning_rate,
-    momentum,
-    decay,
-    velocity,
-):
-    """In place, fused in one pass: ``theta += velocity``, where
-    ``velocity = momentum * velocity + learning_rate * (scale_pos * positive -
-    scale_neg * negative - decay * theta)``. The weight step is the memory-bound
-    part of an update (four n x m arrays); one pass keeps it cheap."""
-    t = theta.reshape(-1)
-    p = positive.reshape(-1)
-    q = negative.reshape(-1)
-    v = velocity.reshape(-1)
-    for k in range(t.size):
-        step = learning_rate * (scale_pos * p[k] - scale_neg * q[k] - decay * t[k])
+def _add_outer_(alpha, H, V, beta, out):
+    """In place: ``out = alpha * H^T V + beta * out``, one GEMM with no scratch."""
+    gemm_(alpha, H.T, V, beta, out)
+
+
+@vector_jit
+def _scale_add_(alpha, X, beta, out):
+    """In place: ``out = alpha * X + beta * out``."""
+    x, o = X.reshape(-1), out.reshape(-1)
+    for k in range(o.size):
+        o[k] = alpha * x[k] + beta * o[k]
+
+
+@jit
+def _weight_step_(
+    W, velocity, data_term, use_data_term, H_data, V_data, H_model, V_model,
+    n_data, n_chains, learning_rate, momentum, decay,
+):  # fmt: skip
+    """In place, the weight step ``W += velocity`` with
+    ``velocity = momentum * velocity + learning_rate * (H_data^T V_data / n_data
+    - H_model^T V_model / n_chains - decay * W)``.
+
+    Without momentum the step goes straight into ``W`` by two accumulating
+    GEMMs (``gemm``'s ``beta`` carries the decay), so it costs no pass over the
+    weights of its own; with momentum it goes into ``velocity``, then ``W``.
+    The (possibly centred) operands are passed in; with ``use_data_term``,
+    ``data_term`` holds ``H_data^T V_data`` already computed (the inner
+    iterations of S-DCP reuse the data term of their mini-batch).
+    """
+    rate = learning_rate
+    if momentum > 0.0:
+        _scale_add_(-rate * decay, W, momentum, velocity)
+        target, beta = velocity, 1.0
+    else:
+        target, beta = W, 1.0 - rate * decay
+    if use_data_term:
+        _scale_add_(rate / n_data, data_term, beta, target)
+    else:
+        _add_outer_(rate / n_data, H_data, V_data, beta, target)
+    _add_outer_(-rate / n_chains, H_model, V_model, 1.0, target)
+    if momentum > 0.0:
+        W += velocity
+
+
+@jit
+def _bias_step_(theta, positive, negative, scale_pos, scale_neg, rate, momentum, vel):
+    """In place: ``theta += vel`` with ``vel = momentum * vel + rate *
+    (scale_pos * positive - scale_neg * negative)`` (the bias terms are short)."""
+    for k in range(theta.size):
+        step = rate * (scale_pos * positive[k] - scale_neg * negative[k])
         if momentum > 0.0:
-            step += momentum * v[k]
-            v[k] = step
-        t[k] += step
+            step += momentum * vel[k]
+            vel[k] = step
+        theta[k] += step
 
 
 @jit
@@ -176,7 +201,7 @@ def dcp_minibatch_update(
     vel_W,
     vel_b,
     vel_c,
-    statistics,
+    data_term,
     rng,
 ):
     """One mini-batch update of centred S-DCP; every solver is a special case.
@@ -203,12 +228,13 @@ def dcp_minibatch_update(
     running sum Algorithm 3 prints.
 
     Arrays ``W, b, c, mu, lam, chain_h, vel_*`` are updated in place; ``V`` is
-    only read. ``statistics``, of shape ``(2,) + W.shape``, is scratch space
-    for the positive and negative statistics, allocated once by the caller for
-    all mini-batches: two weight-sized arrays allocated and freed by every
-    update made glibc return their pages to the system and fault them back in
-    (about 2,400 page faults per mini-batch of a 784 x 500 RBM). A CD-1 / PCD-1
-    update costs five GEMMs.
+    only read. ``data_term``, shaped like ``W``, is scratch space allocated once
+    by the caller for all mini-batches (an array allocated and freed by every
+    update made glibc return its pages to the system and fault them back in):
+    the S-DCP solvers keep the data term ``H_data^T V`` there for their later
+    inner iterations; CD and PCD never touch it. A CD-1 / PCD-1 update costs
+    five GEMMs and, without momentum, no other pass over the weights (see
+    ``_weight_step_``).
     """
     moving_offsets = nu_mu > 0.0 or nu_lam > 0.0
     centred = moving_offsets or np.any(mu != 0.0) or np.any(lam != 0.0)
@@ -216,13 +242,15 @@ def dcp_minibatch_update(
     c_eff = c - np.dot(W, mu) if centred else c
     H_data = hidden_probabilities(V, W, c_eff)
     n_data, n_chains = V.shape[0], chain_h.shape[0] if persistent else V.shape[0]
-    mu_batch = (_column_sum(V) / n_data).astype(W.dtype)
-    lam_batch = (_column_sum(H_data) / n_data).astype(W.dtype)
+    sum_V_data, sum_H_data = _column_sum(V), _column_sum(H_data)
+    mu_batch = (sum_V_data / n_data).astype(W.dtype)
+    lam_batch = (sum_H_data / n_data).astype(W.dtype)
     if persistent:
         H_start = chain_h
     else:
         H_start = sample_bernoulli(H_data, rng)
     V_chain = V  # replaced by the first inner iteration; never written to
+    keep_data_term = n_inner > 1
     for inner in range(n_inner):
         if inner > 0:
             # The chain continues from its visible state under the new parameters.
@@ -238,17 +266,18 @@ def dcp_minibatch_update(
             lam *= 1.0 - nu_lam
             lam += nu_lam * lam_batch
         if inner == 0:
-            pos_W, pos_b, pos_c = _outer_statistics(
-                H_data, lam, V, mu, centred, statistics[0]
-            )
-        neg_W, neg_b, neg_c = _outer_statistics(
-            H_chain, lam, V_chain, mu, centred, statistics[1]
-        )
-
+            # The data term, with the offsets of the first inner iteration.
+            H_pos, V_pos = _centred(H_data, lam, centred), _centred(V, mu, centred)
+            if keep_data_term:
+                gemm_(1.0, H_pos.T, V_pos, 0.0, data_term)
+        _weight_step_(
+            W, vel_W, data_term, keep_data_term, H_pos, V_pos,
+            _centred(H_chain, lam, centred), _centred(V_chain, mu, centred),
+            n_data, n_chains, learning_rate, momentum, weight_decay,
+        )  # fmt: skip
         step = (1.0 / n_data, 1.0 / n_chains, learning_rate, momentum)
-        _gradient_step_(W, pos_W, neg_W, *step, weight_decay, vel_W)
-        _gradient_step_(b, pos_b, neg_b, *step, 0.0, vel_b)
-        _gradient_step_(c, pos_c, neg_c, *step, 0.0, vel_c)
+        _bias_step_(b, sum_V_data, _column_sum(V_chain), *step, vel_b)
+        _bias_step_(c, sum_H_data, _column_sum(H_chain), *step, vel_c)
         if centred:
             b_eff = b - np.dot(lam, W)
             c_eff = c - np.dot(W, mu)
