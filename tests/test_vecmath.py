@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 
+import numba
 import numpy as np
 from scipy.special import expit
 
@@ -57,6 +58,33 @@ def test_extreme_and_nan_arguments():
     assert vecmath.softplus(800.0) == 800.0
 
 
+@numba.njit(error_model="numpy")
+def _native_sigmoids(x):
+    out = np.empty_like(x)
+    for i in range(x.size):
+        out[i] = vecmath.sigmoid_native(x[i])
+    return out
+
+
+def test_native_sigmoid_keeps_float32_and_is_accurate_to_two_float32_roundings():
+    rng = np.random.default_rng(2)
+    x = np.concatenate(
+        [rng.normal(0, 3, 5000), rng.uniform(-86, 86, 5000), [0.0, -0.0, 1e-30, 87.0]]
+    ).astype(np.float32)
+    y = _native_sigmoids(x)
+    assert y.dtype == np.float32
+    exact = expit(x.astype(np.float64))
+    eps = np.finfo(np.float32).eps
+    np.testing.assert_allclose(y, exact, rtol=2 * eps, atol=0)
+    # Edge cases as in float64, with the float32 floor exp(-87) below -87.
+    edges = _native_sigmoids(np.array([np.nan, np.inf, -np.inf, -200.0], np.float32))
+    assert np.isnan(edges[0]) and edges[1] == 1.0
+    assert 0.0 < edges[2] == edges[3] < 2e-38
+    # float64 arguments still get the float64 sigmoid.
+    x64 = rng.normal(0, 3, 100)
+    np.testing.assert_array_equal(_native_sigmoids(x64), _apply(vecmath.sigmoid, x64))
+
+
 def test_element_wise_kernels_compile_to_vector_code():
     # Only uncached code can be inspected, so compile in a fresh process with
     # the cache off. A regression (a branch, a libm call, the Python error
@@ -70,14 +98,20 @@ def test_element_wise_kernels_compile_to_vector_code():
         H, c = np.random.rand(4, 3), np.zeros(3)
         gibbs.add_bias_sigmoid_(H, c)
         gibbs.add_bias_sample_(H, c, np.random.default_rng(0))
+        H32, c32 = H.astype(np.float32), c.astype(np.float32)
+        gibbs.add_bias_sigmoid_(H32, c32)
+        gibbs.add_bias_sample_(H32, c32, np.random.default_rng(0))
         partition.log_partition_enumerate(np.zeros((2, 3)), c, np.zeros(2))
         for kernel in (
             gibbs.add_bias_sigmoid_,
             gibbs._add_bias_sample_keyed,
             partition._enumerate_block,
         ):
-            (ir,) = kernel.inspect_llvm().values()
-            print(kernel.__name__, bool(re.search(r"<[248] x double>", ir)))
+            for signature, ir in kernel.inspect_llvm().items():
+                # float32 loops must stay in float32 lanes (sigmoid_native).
+                lanes = "float" if "float32" in str(signature) else "double"
+                found = re.search(rf"<(2|4|8|16) x {lanes}>", ir)
+                print(kernel.__name__, bool(found))
         """
     )
     env = dict(os.environ, SKLEARN_RBM_NUMBA_CACHE="0")
@@ -86,4 +120,4 @@ def test_element_wise_kernels_compile_to_vector_code():
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.split("\n")
-    assert [line.split()[1] for line in lines if line] == ["True"] * 3, result.stdout
+    assert [line.split()[1] for line in lines if line] == ["True"] * 5, result.stdout

@@ -28,6 +28,7 @@ from .blas import gemm_
 from .random import new_key, uniform
 from .vecmath import jit as vector_jit
 from .vecmath import sigmoid, softplus  # noqa: F401 (re-exported for the kernels)
+from .vecmath import sigmoid_native
 
 
 @vector_jit
@@ -36,7 +37,7 @@ def add_bias_sigmoid_(pre, bias):
     n_rows, n_cols = pre.shape
     for r in range(n_rows):
         for j in range(n_cols):
-            pre[r, j] = sigmoid(pre[r, j] + bias[j])
+            pre[r, j] = sigmoid_native(pre[r, j] + bias[j])
 
 
 @vector_jit
@@ -45,7 +46,7 @@ def _add_bias_sample_keyed(pre, bias, key):
     for r in range(n_rows):
         for j in range(n_cols):
             u = uniform(key, r * n_cols + j)
-            pre[r, j] = 1.0 if u < sigmoid(pre[r, j] + bias[j]) else 0.0
+            pre[r, j] = 1.0 if u < sigmoid_native(pre[r, j] + bias[j]) else 0.0
 
 
 @jit

@@ -20,6 +20,10 @@ instead of 9 on one AVX-512 core). Two conditions make that happen:
   iteration. The denominators here are at least 1.
 
 Arguments are float64 (a float32 argument is widened); results are float64.
+The exception is :func:`sigmoid_native`, which keeps a float32 argument in
+float32 (half the bytes per SIMD lane and a shorter polynomial): the Gibbs
+kernels use it so that float32 training does its element-wise work in
+float32, as its matrix products are.
 """
 
 import math
@@ -27,7 +31,7 @@ import math
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from ._jit import jit as _project_jit
 
@@ -56,6 +60,16 @@ def _bits_float(typingctx, bits):
         return builder.bitcast(args[0], ir.DoubleType())
 
     return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _bits_float32(typingctx, bits):
+    """The float32 whose IEEE-754 bits are ``bits`` (an int32)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+
+    return types.float32(types.int32), codegen
 
 
 _LOG2_E = 1.4426950408889634
@@ -140,3 +154,46 @@ def softplus(x):
     is all a sum of softplus terms needs.
     """
     return max(x, 0.0) + log_positive(1.0 + exp_minus_abs(x))
+
+
+# float32 versions: every constant is a float32, so numba does not widen.
+_F32 = np.float32
+_LOG2_E_32 = _F32(_LOG2_E)
+_HALF_32, _ONE_32, _ZERO_32 = _F32(0.5), _F32(1.0), _F32(0.0)
+# ln 2 split so that k * _LN2_HIGH_32 is exact for |k| < 2 ** 7 (cephes' expf).
+_LN2_HIGH_32 = _F32(0.693359375)
+_LN2_LOW_32 = _F32(-2.12194440e-4)
+# Taylor to degree 7: truncation below 6e-9 on |r| <= ln(2) / 2.
+_EXP_TAYLOR_32 = tuple(_F32(1.0 / math.factorial(k)) for k in range(8))
+# exp(-87) = 1.6e-38 is the smallest float32 exp_nonpositive32 returns (a normal).
+EXP_FLOOR_32 = _F32(87.0)
+
+
+@jit(inline="always")
+def exp_nonpositive32(x):
+    """``exp(x)`` in float32 for a float32 ``x`` in [-87, 0], within about two
+    float32 roundings; the float32 twin of :func:`exp_nonpositive`."""
+    k = np.floor(x * _LOG2_E_32 + _HALF_32)
+    r = (x - k * _LN2_HIGH_32) - k * _LN2_LOW_32
+    return _horner(_EXP_TAYLOR_32, r) * _bits_float32((np.int32(k) + 127) << 23)
+
+
+@jit(inline="always")
+def sigmoid32(x):
+    """The float32 twin of :func:`sigmoid` (floor ``exp(-87)`` below -87)."""
+    z = exp_nonpositive32(-min(abs(x), EXP_FLOOR_32))
+    s = _ONE_32 / (_ONE_32 + z)
+    return s if x >= _ZERO_32 else z * s
+
+
+def sigmoid_native(x):
+    """:func:`sigmoid` in the precision of its argument: float32 for a float32,
+    float64 otherwise (resolved at compile time, inlined)."""
+    return sigmoid(x)
+
+
+@overload(sigmoid_native, inline="always")
+def _sigmoid_native(x):
+    if x == types.float32:
+        return lambda x: sigmoid32(x)
+    return lambda x: sigmoid(x)
