@@ -7,8 +7,18 @@ Protocol (per random_state r):
   *images*; every image corrupted K times (independent draws, seeds depend on
   r), so fitting has 1,040*K pairs, validation 260*K pairs of held-out images;
 * the test images corrupted K_TEST times (seeds depend on r);
-* every method fitted with every rate of its grid, early stopping on the
-  held-out images' pixel error, the rate with the lowest held-out error kept.
+* every method fitted with every rate of its grid, {0.1, 0.05, 0.02} for the
+  CRBMs (64 hidden units) and {0.1, 0.05, 0.02, 0.01} for LR, mini-batches of
+  20, at most 100 epochs (200 for LR), early stopping on the held-out images'
+  pixel error with patience 5, and the rate with the lowest held-out error
+  kept (the test images are used only for the reported errors).
+
+The estimator's own ``validation_fraction`` splits *rows*, which with K
+corruptions per image would put corruptions of the same clean image on both
+sides; ``HeldOut`` below replaces that split by the held-out images (it
+overrides a private method: an experiment, not an API).
+
+One JSON line per (seed, task, method) on stdout.
 
 Usage: python exp_crbm_augmented.py SEEDS TASKS METHODS [K] [K_TEST] [HIDDEN]
 """
