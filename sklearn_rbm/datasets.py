@@ -200,20 +200,36 @@ def _check_binary_images(images):
     {
         "images": ["array-like"],
         "fraction": [Interval(numbers.Real, 0, 1, closed="both")],
+        "n_draws": [Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
-def flip_pixels(images, fraction, *, random_state=None):
+def flip_pixels(images, fraction, *, n_draws=1, random_state=None):
     """Flip a fixed fraction of the pixels of each binary image (denoising task).
 
     Exactly ``round(fraction * n_pixels)`` pixels, chosen uniformly without
     replacement, are flipped in every image, as in the "noisy MNIST" task of
     the conditional-RBM seed (10% or 20%).
 
+    Parameters
+    ----------
+    images : array-like of shape (n_images, n_pixels)
+        Binary images, flattened row by row.
+    fraction : float in [0, 1]
+        Fraction of each image's pixels to flip.
+    n_draws : int, default=1
+        Number of independent corruptions of every image (noise
+        augmentation). The result stacks them draw by draw: row
+        ``d * n_images + i`` is draw ``d`` of image ``i``, so its clean
+        targets are ``np.tile(images, (n_draws, 1))``. The same as corrupting
+        that tiled array once.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the flipped positions.
+
     Returns
     -------
-    noisy : ndarray of shape (n_images, n_pixels)
+    noisy : ndarray of shape (n_draws * n_images, n_pixels)
         The corrupted copies; ``images`` is not modified.
 
     Examples
@@ -224,7 +240,7 @@ def flip_pixels(images, fraction, *, random_state=None):
     >>> flip_pixels(clean, 0.2, random_state=0).sum(axis=1)
     array([2., 2.])
     """
-    images = _check_binary_images(images)
+    images = np.tile(_check_binary_images(images), (n_draws, 1))
     rng = check_random_state(random_state)
     n_images, n_pixels = images.shape
     n_flips = int(round(fraction * n_pixels))
@@ -241,12 +257,19 @@ def flip_pixels(images, fraction, *, random_state=None):
         "patch_size": [Interval(numbers.Integral, 1, None, closed="left")],
         "image_shape": [tuple, None],
         "fill_value": [StrOptions({"zeros", "ones"})],
+        "n_draws": [Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
 def occlude_patches(
-    images, patch_size, *, image_shape=None, fill_value="zeros", random_state=None
+    images,
+    patch_size,
+    *,
+    image_shape=None,
+    fill_value="zeros",
+    n_draws=1,
+    random_state=None,
 ):
     """Cover a square patch at a random place of each image (completion task).
 
@@ -264,12 +287,16 @@ def occlude_patches(
         Shape of one image; ``None`` means square.
     fill_value : {'zeros', 'ones'}, default='zeros'
         What the patch is set to.
+    n_draws : int, default=1
+        Number of independent corruptions of every image, stacked draw by
+        draw as in :func:`flip_pixels`: the clean targets are
+        ``np.tile(images, (n_draws, 1))``.
     random_state : int, RandomState instance or None, default=None
         Seed of the patch positions.
 
     Returns
     -------
-    occluded : ndarray of shape (n_images, n_pixels)
+    occluded : ndarray of shape (n_draws * n_images, n_pixels)
         The corrupted copies; ``images`` is not modified.
 
     Examples
@@ -279,7 +306,7 @@ def occlude_patches(
     >>> occlude_patches(np.ones((3, 16)), 2, random_state=0).sum(axis=1)
     array([12., 12., 12.])
     """
-    images = _check_binary_images(images)
+    images = np.tile(_check_binary_images(images), (n_draws, 1))
     n_images, n_pixels = images.shape
     if image_shape is None:
         side = int(round(np.sqrt(n_pixels)))

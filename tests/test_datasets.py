@@ -84,6 +84,28 @@ def test_occlude_patches_covers_one_square_inside_the_image():
 
 
 @pytest.mark.parametrize(
+    "corrupt",
+    [
+        lambda images, **kw: flip_pixels(images, 0.2, **kw),
+        lambda images, **kw: occlude_patches(images, 3, **kw),
+    ],
+    ids=["flip_pixels", "occlude_patches"],
+)
+def test_n_draws_stacks_independent_corruptions_of_every_image(corrupt):
+    clean = load_binary_digits()[0][:30]
+    draws = corrupt(clean, n_draws=4, random_state=0)
+    assert draws.shape == (120, 64)
+    # Draw by draw: the clean targets are the tiled images, and the same as
+    # corrupting the tiled array once.
+    targets = np.tile(clean, (4, 1))
+    np.testing.assert_array_equal(draws, corrupt(targets, random_state=0))
+    # The draws of one image differ (independent corruptions).
+    per_image = draws.reshape(4, 30, 64)
+    assert not np.array_equal(per_image[0], per_image[1])
+    assert corrupt(clean, n_draws=1, random_state=0).shape == (30, 64)
+
+
+@pytest.mark.parametrize(
     "call, message",
     [
         (lambda: flip_pixels(np.array([[0.0, 0.5]]), 0.1), "binary.*0.5"),
@@ -95,6 +117,8 @@ def test_occlude_patches_covers_one_square_inside_the_image():
             "holds 12 pixels",
         ),
         (lambda: flip_pixels(np.zeros((1, 4)), 1.5), "fraction"),
+        (lambda: flip_pixels(np.zeros((1, 4)), 0.5, n_draws=0), "n_draws"),
+        (lambda: occlude_patches(np.zeros((1, 16)), 2, n_draws=0), "n_draws"),
     ],
 )
 def test_corruption_helpers_reject_bad_input(call, message):

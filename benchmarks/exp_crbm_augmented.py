@@ -1,0 +1,124 @@
+"""Digits denoising/completion with noise augmentation: LR, CD-10, MLE-BP.
+
+Protocol (per random_state r):
+* the 1,797 binarised digits shuffled with RandomState(0); the first 1,300
+  are training images, the last 497 test images (as in the example);
+* the 1,300 training images split by r into 1,040 fitting and 260 validation
+  *images*; every image corrupted K times (independent draws, seeds depend on
+  r), so fitting has 1,040*K pairs, validation 260*K pairs of held-out images;
+* the test images corrupted K_TEST times (seeds depend on r);
+* every method fitted with every rate of its grid, {0.1, 0.05, 0.02} for the
+  CRBMs (64 hidden units) and {0.1, 0.05, 0.02, 0.01} for LR, mini-batches of
+  20, at most 100 epochs (200 for LR), early stopping on the held-out images'
+  pixel error with patience 5, and the rate with the lowest held-out error
+  kept (the test images are used only for the reported errors).
+
+The estimator's own ``validation_fraction`` splits *rows*, which with K
+corruptions per image would put corruptions of the same clean image on both
+sides; ``HeldOut`` below replaces that split by the held-out images (it
+overrides a private method: an experiment, not an API).
+
+One JSON line per (seed, task, method) on stdout.
+
+Usage: python exp_crbm_augmented.py SEEDS TASKS METHODS [K] [K_TEST] [HIDDEN]
+"""
+
+import json
+import sys
+import time
+
+import numpy as np
+
+from sklearn_rbm._conditional import ConditionalRBMRegressor
+from sklearn_rbm.datasets import flip_pixels, load_binary_digits, occlude_patches
+
+
+PATIENCE = 5
+
+
+class HeldOut(ConditionalRBMRegressor):
+    """Early stopping on given validation pairs (whole held-out images)."""
+
+    def set_validation(self, X_val, Y_val):
+        self._val = (X_val, Y_val)
+        return self
+
+    def _split_validation(self, X, Y, rs):
+        rs.permutation(X.shape[0])  # keep the random stream as in the original
+        return X, Y, np.asarray(self._val[0], float), np.asarray(self._val[1], float)
+
+
+def corrupt(Y, task, k, seed):
+    Xs = []
+    for d in range(k):
+        rs = 1000 * seed + d
+        if task == "f10":
+            Xs.append(flip_pixels(Y, 0.1, random_state=rs))
+        elif task == "f20":
+            Xs.append(flip_pixels(Y, 0.2, random_state=rs))
+        elif task == "o3":
+            Xs.append(occlude_patches(Y, 3, random_state=rs))
+        elif task == "o4":
+            Xs.append(occlude_patches(Y, 4, random_state=rs))
+    return np.vstack(Xs), np.tile(Y, (k, 1))
+
+
+METHODS = {
+    "LR": dict(n_components=0, n_iter=200, rates=(0.1, 0.05, 0.02, 0.01)),
+    "CD-10": dict(solver="cd", n_gibbs_steps=10, n_iter=100, rates=(0.1, 0.05, 0.02)),
+    "MLE-BP": dict(solver="bp", n_iter=100, rates=(0.1, 0.05, 0.02)),
+}
+
+
+def main():
+    seeds = [int(s) for s in sys.argv[1].split(",")]
+    tasks = sys.argv[2].split(",")
+    methods = sys.argv[3].split(",")
+    k = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+    k_test = int(sys.argv[5]) if len(sys.argv) > 5 else 5
+    hidden = int(sys.argv[6]) if len(sys.argv) > 6 else 64
+    rates_override = sys.argv[7] if len(sys.argv) > 7 else None
+    Yall, _ = load_binary_digits()
+    Yall = Yall[np.random.RandomState(0).permutation(len(Yall))]
+    Ytr, Yte = Yall[:1300], Yall[1300:]
+    for seed in seeds:
+        perm = np.random.RandomState(seed).permutation(1300)
+        Yfit, Yval = Ytr[perm[260:]], Ytr[perm[:260]]
+        for task in tasks:
+            Xf, Yf = corrupt(Yfit, task, k, 10 * seed + 1)
+            Xv, Yv = corrupt(Yval, task, k, 10 * seed + 2)
+            Xt, Yt = corrupt(Yte, task, k_test, 10 * seed + 3)
+            for name in methods:
+                spec = dict(METHODS[name])
+                rates = spec.pop("rates")
+                if rates_override:
+                    rates = tuple(float(r) for r in rates_override.split(":"))
+                if name != "LR":
+                    spec["n_components"] = hidden
+                best, log = None, []
+                t0 = time.perf_counter()
+                for rate in rates:
+                    t1 = time.perf_counter()
+                    m = HeldOut(
+                        learning_rate=rate, batch_size=20, early_stopping=True,
+                        n_iter_no_change=PATIENCE, random_state=seed, **spec,
+                    ).set_validation(Xv, Yv).fit(Xf, Yf)  # fmt: skip
+                    log.append(
+                        (rate, m.best_validation_error_, m.n_iter_,
+                         len(m.validation_errors_), time.perf_counter() - t1)
+                    )  # fmt: skip
+                    if best is None or m.best_validation_error_ < best.best_validation_error_:
+                        best = m
+                wrong = best.predict(Xt) != Yt
+                res = dict(
+                    seed=seed, task=task, method=name, k=k, k_test=k_test,
+                    hidden=spec["n_components"], rate=best.learning_rate,
+                    all=100 * wrong.mean(), changed=100 * wrong[Xt != Yt].mean(),
+                    val=100 * best.best_validation_error_, grid=log,
+                    seconds=time.perf_counter() - t0,
+                )  # fmt: skip
+                print(json.dumps(res), flush=True)
+
+
+if __name__ == "__main__":
+    main()
