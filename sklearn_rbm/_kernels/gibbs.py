@@ -125,12 +125,6 @@ def _centred(X, offset, centred):
     return X - offset if centred else X
 
 
-@jit
-def _add_outer_(alpha, H, V, beta, out):
-    """In place: ``out = alpha * H^T V + beta * out``, one GEMM with no scratch."""
-    gemm_(alpha, H.T, V, beta, out)
-
-
 @vector_jit
 def _scale_add_(alpha, X, beta, out):
     """In place: ``out = alpha * X + beta * out``."""
@@ -164,8 +158,8 @@ def _weight_step_(
     if use_data_term:
         _scale_add_(rate / n_data, data_term, beta, target)
     else:
-        _add_outer_(rate / n_data, H_data, V_data, beta, target)
-    _add_outer_(-rate / n_chains, H_model, V_model, 1.0, target)
+        gemm_(rate / n_data, H_data.T, V_data, beta, target)
+    gemm_(-rate / n_chains, H_model.T, V_model, 1.0, target)
     if momentum > 0.0:
         W += velocity
 
