@@ -32,7 +32,6 @@ import numpy as np
 from sklearn_rbm._conditional import ConditionalRBMRegressor
 from sklearn_rbm.datasets import flip_pixels, load_binary_digits, occlude_patches
 
-
 PATIENCE = 5
 
 
@@ -107,7 +106,10 @@ def main():
                         (rate, m.best_validation_error_, m.n_iter_,
                          len(m.validation_errors_), time.perf_counter() - t1)
                     )  # fmt: skip
-                    if best is None or m.best_validation_error_ < best.best_validation_error_:
+                    if (
+                        best is None
+                        or m.best_validation_error_ < best.best_validation_error_
+                    ):
                         best = m
                 wrong = best.predict(Xt) != Yt
                 res = dict(

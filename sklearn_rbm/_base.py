@@ -23,7 +23,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernels.gibbs import gibbs_sample_visible
-from ._utils import kernel_rng, warn_if_not_binary
+from ._utils import hold_out, kernel_rng, validate_held_out, warn_if_not_binary
 from .likelihood import (
     MAX_EXACT_UNITS,
     SCORE_PARAMETER_CONSTRAINTS,
@@ -67,6 +67,24 @@ class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self.intercept_visible_ = intercept_visible
         self.intercept_hidden_ = intercept_hidden
         self._log_partition_cache = {}
+
+    def _held_out(self, X, X_val, rs, default_fraction=None):
+        """``(training data, validation data or None)`` for ``fit``.
+
+        ``X_val`` is the caller's own validation data (checked here against
+        ``X``: same features, converted to its dtype); without it,
+        ``validation_fraction`` of ``X`` (or ``default_fraction``) is held out.
+        """
+        if X_val is not None:
+            X_val = validate_held_out(self, X_val, accept_sparse="csr", dtype=X.dtype)
+        (X_train,), validation = hold_out(
+            (X,),
+            rs,
+            fraction=self.validation_fraction,
+            default_fraction=default_fraction,
+            given=None if X_val is None else (X_val,),
+        )
+        return X_train, None if validation is None else validation[0]
 
     @property
     def _n_features_out(self):

@@ -24,7 +24,13 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernels.conditional import conditional_gibbs_chain
-from ._utils import blas_threads_for, divergence, kernel_rng, validation_split
+from ._utils import (
+    blas_threads_for,
+    divergence,
+    hold_out,
+    kernel_rng,
+    validate_held_out,
+)
 from .inference import (
     MAX_EXACT_INFERENCE_UNITS,
     belief_propagation,
@@ -283,7 +289,8 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     validation_fraction : float or None, default=None
         Fraction of the rows held out to monitor the per-pixel (Hamming)
         error. ``None`` holds nothing out unless ``early_stopping=True``,
-        which then uses 0.1.
+        which then uses 0.1. Ignored when ``fit`` is given held-out data of
+        your own (``X_val``, ``Y_val``).
     early_stopping : bool, default=False
         Stop when the held-out pixel error has not improved for
         ``n_iter_no_change`` epochs and keep the best parameters (the seed
@@ -594,7 +601,7 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, Y):
+    def fit(self, X, Y, *, X_val=None, Y_val=None):
         """Fit the conditional RBM by mini-batch stochastic gradient steps.
 
         Parameters
@@ -607,6 +614,14 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             input dtype, and the parameters are rounded once at the end.
         Y : array-like of shape (n_samples, n_outputs) or (n_samples,)
             Binary outputs (0 or 1); a 1-D ``Y`` is one output.
+        X_val : array-like of shape (n_val, n_features), default=None
+            Held-out inputs of your own for the validation error and early
+            stopping, used instead of holding out ``validation_fraction`` of
+            the rows (ignored when ``X_val`` is given). Pass them when rows
+            are related, e.g. several corruptions of one clean image: a split
+            of rows would put copies of one image on both sides.
+        Y_val : array-like of shape (n_val, n_outputs) or (n_val,), default=None
+            Binary outputs of ``X_val``; given together with ``X_val``.
 
         Returns
         -------
@@ -615,7 +630,9 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         """
         X, Y = self._validate_training_data(X, Y)
         rs = check_random_state(self.random_state)
-        X_train, Y_train, X_val, Y_val = self._split_validation(X, Y, rs)
+        X_train, Y_train, X_val, Y_val = self._split_validation(
+            X, Y, self._validate_validation_data(X_val, Y_val, Y.shape[1]), rs
+        )
         self._initialise(X.shape[1], Y.shape[1], rs)
         self.n_iter_ = 0
         self.inference_max_iter_ = self._training_max_iter(1)
@@ -631,14 +648,26 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             self._publish()
         return self
 
-    def _split_validation(self, X, Y, rs):
-        fraction = self.validation_fraction
-        if fraction is None and self.early_stopping:
-            fraction = 0.1
-        if fraction is None:
-            return X, Y, None, None
-        train, val = validation_split(X.shape[0], fraction, rs)
-        return X[train], Y[train], X[val], Y[val]
+    def _validate_validation_data(self, X_val, Y_val, n_outputs):
+        """``(X_val, Y_val)`` checked like the training data, or None."""
+        if X_val is None and Y_val is None:
+            return None
+        if X_val is None or Y_val is None:
+            given, missing = ("X_val", "Y_val") if Y_val is None else ("Y_val", "X_val")
+            raise ValueError(f"{given} was passed to fit without {missing}; pass both.")
+        X_val = validate_held_out(self, X_val, dtype=_FLOAT_DTYPES)
+        X_val = X_val.astype(np.float64, copy=False)
+        return X_val, _check_targets_for(X_val, Y_val, n_outputs, ("X_val", "Y_val"))
+
+    def _split_validation(self, X, Y, validation, rs):
+        (X_train, Y_train), validation = hold_out(
+            (X, Y),
+            rs,
+            fraction=self.validation_fraction,
+            default_fraction=0.1 if self.early_stopping else None,
+            given=validation,
+        )
+        return X_train, Y_train, *(validation or (None, None))
 
     def _epochs(self, X, Y, X_val, Y_val, rs):
         best, no_improvement = None, 0
@@ -874,14 +903,7 @@ class ConditionalRBMRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         log_likelihood : ndarray of shape (n_samples,)
         """
         X = self._validate_query(X)
-        Y = np.asarray(Y, dtype=np.float64)
-        Y = Y.reshape(-1, 1) if Y.ndim == 1 else Y
-        if Y.shape != (X.shape[0], self.n_outputs_):
-            raise ValueError(
-                f"Y must have shape ({X.shape[0]}, {self.n_outputs_}) for this "
-                f"X and model; got {Y.shape}."
-            )
-        _check_binary_targets(Y)
+        Y = _check_targets_for(X, Y, self.n_outputs_)
         B1, B2 = self._biases(X)
         free = -(Y * B1).sum(axis=1) - np.logaddexp(
             0.0, Y @ self.components_.T + B2
@@ -925,13 +947,28 @@ class _Result(NamedTuple):
     converged: np.ndarray
 
 
-def _check_binary_targets(Y):
+def _check_targets_for(X, Y, n_outputs, names=("X", "Y")):
+    """``Y`` as a 2-D float array of binary targets, one row per row of ``X``;
+    ``names`` are what the error messages call the two arrays."""
+    Y = np.asarray(Y, dtype=np.float64)
+    Y = Y.reshape(-1, 1) if Y.ndim == 1 else Y
+    if Y.shape != (X.shape[0], n_outputs):
+        raise ValueError(
+            f"{names[1]} must have shape ({X.shape[0]}, {n_outputs}) for this "
+            f"{names[0]} and model; got {Y.shape}."
+        )
+    _check_binary_targets(Y, names[1])
+    return np.ascontiguousarray(Y)
+
+
+def _check_binary_targets(Y, name="Y"):
     bad = (Y != 0) & (Y != 1)
     if bad.any():
         values = np.unique(Y[bad])[:5]
         raise ValueError(
-            "ConditionalRBMRegressor needs binary outputs Y (0 or 1); found "
-            f"the values {values.tolist()}. Binarise Y first, e.g. Y > 0.5."
+            f"ConditionalRBMRegressor needs binary outputs {name} (0 or 1); "
+            f"found the values {values.tolist()}. Binarise {name} first, e.g. "
+            f"{name} > 0.5."
         )
 
 

@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import _FLOAT_DTYPES, BaseBinaryRBM
 from ._kernels.gibbs import dcp_minibatch_update
-from ._utils import blas_threads_for, divergence, kernel_rng, validation_split
+from ._utils import blas_threads_for, divergence, kernel_rng
 from .likelihood import base_rate_bias, free_energy, log_partition_exact
 
 __all__ = ["DCPBernoulliRBM"]
@@ -110,7 +110,8 @@ class DCPBernoulliRBM(BaseBinaryRBM):
     validation_fraction : float or None, default=None
         Fraction of the training data held out to monitor the fit (verbose
         output) and for early stopping. ``None`` holds nothing out unless
-        ``early_stopping=True``, which then uses 0.1.
+        ``early_stopping=True``, which then uses 0.1. Ignored when ``fit`` is
+        given held-out data of your own (``X_val``).
     early_stopping : bool, default=False
         Stop when the held-out log-likelihood (computed as ``score`` computes
         it: exact or AIS) has not improved by ``tol`` for ``n_iter_no_change``
@@ -331,7 +332,7 @@ class DCPBernoulliRBM(BaseBinaryRBM):
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, X_val=None):
         """Fit the RBM to ``X``.
 
         Parameters
@@ -341,6 +342,13 @@ class DCPBernoulliRBM(BaseBinaryRBM):
             (as scikit-learn's BernoulliRBM accepts).
         y : None
             Ignored.
+        X_val : {array-like, sparse matrix} of shape (n_val, n_features), \
+                default=None
+            Held-out data of your own for early stopping and the verbose
+            output, used instead of holding out ``validation_fraction`` of
+            ``X`` (ignored when ``X_val`` is given). In a ``Pipeline``, ``X_val``
+            is transformed like ``X`` with
+            ``Pipeline(..., transform_input=["X_val"])``.
 
         Returns
         -------
@@ -350,7 +358,9 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES)
         settings = self._solver_settings()
         rs = check_random_state(self.random_state)
-        X_train, X_val = self._split_validation(X, rs)
+        X_train, X_val = self._held_out(
+            X, X_val, rs, default_fraction=0.1 if self.early_stopping else None
+        )
         self._initialise(X_train, rs)
         self.validation_scores_ = [] if self.early_stopping else None
         self.best_validation_score_ = None
@@ -381,15 +391,6 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         X = X.astype(self.components_.dtype, copy=False)
         self._run_epochs(X, None, 1, settings, self._shuffle_rs)
         return self
-
-    def _split_validation(self, X, rs):
-        fraction = self.validation_fraction
-        if fraction is None and self.early_stopping:
-            fraction = 0.1
-        if fraction is None:
-            return X, None
-        train, val = validation_split(X.shape[0], fraction, rs)
-        return X[train], X[val]
 
     def _run_epochs(self, X, X_val, n_epochs, settings, rs):
         n_hidden, n_visible = self.components_.shape

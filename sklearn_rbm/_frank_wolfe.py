@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import _FLOAT_DTYPES, BaseBinaryRBM
 from ._kernels.frank_wolfe import signed_softplus_sum_, softplus_rows
 from ._kernels.gibbs import gibbs_sample_visible
-from ._utils import blas_threads_for, divergence, kernel_rng, validation_split
+from ._utils import blas_threads_for, divergence, kernel_rng
 from .likelihood import base_rate_bias
 
 __all__ = ["FrankWolfeRBM"]
@@ -129,7 +129,8 @@ class FrankWolfeRBM(BaseBinaryRBM):
         exceed ``k``.
     validation_fraction : float or None, default=0.1
         Fraction of the training data held out to choose the number of units.
-        ``None`` holds nothing out and keeps every unit.
+        ``None`` holds nothing out and keeps every unit. Ignored when ``fit``
+        is given held-out data of your own (``X_val``).
     early_stopping : bool, default=True
         Stop growing once the held-out criterion has not improved for
         ``n_iter_no_change`` consecutive evaluations, and keep the best
@@ -323,7 +324,7 @@ class FrankWolfeRBM(BaseBinaryRBM):
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, X_val=None):
         """Grow the RBM on ``X`` and keep the size chosen on held-out data.
 
         Parameters
@@ -334,6 +335,13 @@ class FrankWolfeRBM(BaseBinaryRBM):
             at every L-BFGS iteration).
         y : None
             Ignored.
+        X_val : {array-like, sparse matrix} of shape (n_val, n_features), \
+                default=None
+            Held-out data of your own for choosing the number of units,
+            used instead of holding out ``validation_fraction`` of ``X``
+            (ignored when ``X_val`` is given). In a ``Pipeline``, ``X_val``
+            is transformed like ``X`` with
+            ``Pipeline(..., transform_input=["X_val"])``.
 
         Returns
         -------
@@ -342,7 +350,7 @@ class FrankWolfeRBM(BaseBinaryRBM):
         """
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES)
         rs = check_random_state(self.random_state)
-        X_train, X_val = self._split_validation(X, rs)
+        X_train, X_val = self._held_out(X, X_val, rs)
         growth = _Growth(self, X_train, X_val, rs)
         n_visible = X.shape[1]
         with blas_threads_for(
@@ -351,13 +359,6 @@ class FrankWolfeRBM(BaseBinaryRBM):
             growth.run()
         growth.publish_selected(X.dtype)
         return self
-
-    def _split_validation(self, X, rs):
-        fraction = self.validation_fraction
-        if fraction is None:
-            return X, None
-        train, val = validation_split(X.shape[0], fraction, rs)
-        return X[train], X[val]
 
     # ----------------------------------------------------------- fine-tuning
     def submodel(self, n_components):

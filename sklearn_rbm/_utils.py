@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import validate_data
 from threadpoolctl import ThreadpoolController
 
 # Below this many multiply-adds per matrix product, BLAS threads cost more to
@@ -88,6 +89,35 @@ def validation_split(n_samples, fraction, rs):
         )
     order = rs.permutation(n_samples)
     return order[n_val:], order[:n_val]
+
+
+def validate_held_out(estimator, X_val, **check_params):
+    """``X_val`` checked like a query of the fitted ``estimator`` (features,
+    finiteness, dtype), its errors naming ``X_val`` rather than ``X``."""
+    try:
+        return validate_data(estimator, X_val, reset=False, **check_params)
+    except ValueError as error:
+        raise ValueError(f"X_val: {error}") from error
+
+
+def hold_out(arrays, rs, *, fraction, default_fraction=None, given=None):
+    """Training and validation parts of ``arrays`` (arrays sharing their rows).
+
+    ``given`` is validation data the caller passed to ``fit`` (already
+    checked). It is used as it is, nothing is held out and ``fraction`` is
+    ignored, as scikit-learn's gradient boosting does with ``X_val``: the way
+    to keep related rows (several corruptions of one image, say) on one side
+    of the split. Otherwise ``fraction`` of the rows (``default_fraction``
+    when ``fraction`` is None: early stopping's 0.1) are held out by
+    :func:`validation_split`; with neither, the validation part is None.
+    """
+    if given is not None:
+        return arrays, given
+    fraction = default_fraction if fraction is None else fraction
+    if fraction is None:
+        return arrays, None
+    train, val = validation_split(arrays[0].shape[0], fraction, rs)
+    return tuple(a[train] for a in arrays), tuple(a[val] for a in arrays)
 
 
 # Beyond this size a parameter of a binary model has no meaning (sigmoids
