@@ -15,8 +15,13 @@ Protocol (per random_state r):
 
 The estimator's own ``validation_fraction`` splits *rows*, which with K
 corruptions per image would put corruptions of the same clean image on both
-sides; ``HeldOut`` below replaces that split by the held-out images (it
-overrides a private method: an experiment, not an API).
+sides; the held-out images are used instead. ``HeldOut`` below passes them
+the way this script did when the committed results were produced, before
+``fit`` took ``X_val``/``Y_val``: it overrides a private method and draws the
+one permutation a row split draws, so that the random stream, and every
+number in ``exp_crbm_augmented_results.jsonl``, is reproduced bit for bit.
+New code should call ``fit(X, Y, X_val=..., Y_val=...)``, which draws no
+permutation (and so gives other, equally valid, initial weights).
 
 One JSON line per (seed, task, method) on stdout.
 
@@ -42,7 +47,7 @@ class HeldOut(ConditionalRBMRegressor):
         self._val = (X_val, Y_val)
         return self
 
-    def _split_validation(self, X, Y, rs):
+    def _split_validation(self, X, Y, validation, rs):
         rs.permutation(X.shape[0])  # keep the random stream as in the original
         return X, Y, np.asarray(self._val[0], float), np.asarray(self._val[1], float)
 
