@@ -413,6 +413,47 @@ def test_unconverged_subproblem_warns_and_inserts_only_improving_units(digits):
     assert fw.n_components_ == len(fw.history_["objective"])
 
 
+def _few_prototypes(n_features, n_samples=100):
+    """Noisy copies of 4 binary prototypes: in many dimensions the data and
+    the model's samples are separable, and at a small ``alpha`` the
+    sub-problem's unit is huge (norms in the thousands)."""
+    rs = np.random.RandomState(0)
+    prototypes = rs.rand(4, n_features) < 0.3
+    copies = prototypes[rs.randint(4, size=n_samples)]
+    return (copies ^ (rs.rand(n_samples, n_features) < 0.05)).astype(np.float64)
+
+
+def test_small_alpha_does_not_wreck_the_likelihood():
+    """The sample estimate of log Z_t / Z_(t-1) misses the mass of a unit
+    whose active region no chain reaches. Before the data bound and the
+    rejection of such units, these 6 steps took the exact log-likelihood
+    from -53.2 to -5015.2; now every size scores above the start."""
+    X = _few_prototypes(100)
+    fw = FrankWolfeRBM(
+        max_components=6, alpha=1e-3, n_samples_per_step=100,
+        validation_fraction=None, score_method="exact", random_state=0,
+    ).fit(X)  # fmt: skip
+    scores = [fw.submodel(k).score(X) for k in range(fw.n_iter_ + 1)]
+    assert fw.n_iter_ == 6
+    assert min(scores[1:]) > scores[0]
+    assert scores[-1] > scores[0] + 5.0
+
+
+def test_growth_stops_with_a_warning_when_every_unit_is_rejected():
+    """In 400 dimensions every unit lowers the estimated likelihood even
+    shrunk 64-fold: none is inserted, and after 3 such steps growth stops
+    with a warning that says why and what to change."""
+    X = _few_prototypes(400)
+    with pytest.warns(ConvergenceWarning, match="stopped growing at 0 hidden.*alpha"):
+        fw = FrankWolfeRBM(
+            max_components=6, alpha=1e-3, n_samples_per_step=100,
+            validation_fraction=None, random_state=0,
+        ).fit(X)  # fmt: skip
+    assert fw.n_components_ == 0 and fw.n_iter_ == 0
+    b = base_rate_bias(X)  # the starting model: independent pixels
+    assert fw.score(X) == pytest.approx(np.mean(X @ b) - np.logaddexp(0, b).sum())
+
+
 def test_no_unit_is_returned_when_none_improves_the_objective():
     """When the samples equal the data, Eq. 9 is alpha/2 |w|^2 >= 0: no unit
     improves on w = 0, whether L-BFGS converged or not."""
