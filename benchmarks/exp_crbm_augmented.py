@@ -26,6 +26,7 @@ permutation (and so gives other, equally valid, initial weights).
 One JSON line per (seed, task, method) on stdout.
 
 Usage: python exp_crbm_augmented.py SEEDS TASKS METHODS [K] [K_TEST] [HIDDEN]
+       [RATES, colon-separated] [BATCH_SIZE]
 """
 
 import json
@@ -82,6 +83,7 @@ def main():
     k_test = int(sys.argv[5]) if len(sys.argv) > 5 else 5
     hidden = int(sys.argv[6]) if len(sys.argv) > 6 else 64
     rates_override = sys.argv[7] if len(sys.argv) > 7 else None
+    batch_size = int(sys.argv[8]) if len(sys.argv) > 8 else 20
     Yall, _ = load_binary_digits()
     Yall = Yall[np.random.RandomState(0).permutation(len(Yall))]
     Ytr, Yte = Yall[:1300], Yall[1300:]
@@ -104,7 +106,7 @@ def main():
                 for rate in rates:
                     t1 = time.perf_counter()
                     m = HeldOut(
-                        learning_rate=rate, batch_size=20, early_stopping=True,
+                        learning_rate=rate, batch_size=batch_size, early_stopping=True,
                         n_iter_no_change=PATIENCE, random_state=seed, **spec,
                     ).set_validation(Xv, Yv).fit(Xf, Yf)  # fmt: skip
                     log.append(
@@ -119,7 +121,8 @@ def main():
                 wrong = best.predict(Xt) != Yt
                 res = dict(
                     seed=seed, task=task, method=name, k=k, k_test=k_test,
-                    hidden=spec["n_components"], rate=best.learning_rate,
+                    hidden=spec["n_components"], batch_size=batch_size,
+                    rate=best.learning_rate,
                     all=100 * wrong.mean(), changed=100 * wrong[Xt != Yt].mean(),
                     val=100 * best.best_validation_error_, grid=log,
                     seconds=time.perf_counter() - t0,
