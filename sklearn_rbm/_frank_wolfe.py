@@ -504,7 +504,9 @@ class _Growth:
             None if self.X_val is None else self._softplus_of_units(self.X_val)
         )
         self.biases = [b.copy()]  # b after each step, to publish any size
-        self.train_log_likelihood = self._exact_train_log_likelihood()
+        # Exact at the start (when enumerable), then advanced by each step's
+        # estimated gain; None when the start cannot be enumerated.
+        self.estimated_train_log_likelihood = self._exact_train_log_likelihood()
         self.records = []
         self.last_gap = None if self.X_val is None else self._free_energy_gap()
         self._publish(W.shape[0])
@@ -592,8 +594,8 @@ class _Growth:
             scale *= _BACKTRACK_FACTOR
         else:
             return _REJECTED
-        if self.train_log_likelihood is not None:
-            self.train_log_likelihood += gain
+        if self.estimated_train_log_likelihood is not None:
+            self.estimated_train_log_likelihood += gain
         return self._record(t, objective, scale, gain)
 
     def _state(self):
@@ -695,11 +697,11 @@ class _Growth:
         for ordinary units it is tens of nats away from binding (MNIST, 1,000
         images: about -70 against likelihoods below -140).
         """
-        if self.train_log_likelihood is None:
+        if self.estimated_train_log_likelihood is None:
             return gain
         log_density = self._train_log_densities()
         ceiling = log_density.mean() - log_density.max()
-        return min(gain, ceiling - self.train_log_likelihood)
+        return min(gain, ceiling - self.estimated_train_log_likelihood)
 
     # ------------------------------------------------------------- updates
     def _insert(self, w):

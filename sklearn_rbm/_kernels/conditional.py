@@ -14,8 +14,8 @@ row-major ``(n_rows, n_units)``.
 import numpy as np
 
 from ._jit import jit
-from .gibbs import sigmoid, softplus
 from .random import new_key, uniform
+from .vecmath import sigmoid, softplus
 
 
 @jit

@@ -14,7 +14,7 @@ returns the softplus sum, without temporaries.
 import numpy as np
 
 from ._jit import jit
-from .gibbs import sigmoid, softplus
+from .vecmath import sigmoid, softplus
 
 
 @jit

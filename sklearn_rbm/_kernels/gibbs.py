@@ -27,7 +27,7 @@ from ._jit import jit
 from .blas import gemm_
 from .random import new_key, uniform
 from .vecmath import jit as vector_jit
-from .vecmath import sigmoid, sigmoid_native, softplus  # noqa: F401 (re-exported for the kernels)
+from .vecmath import sigmoid_native
 
 
 @vector_jit
