@@ -23,11 +23,10 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernels.gibbs import gibbs_sample_visible
+from ._likelihood_mixin import LikelihoodMixin
 from ._utils import hold_out, kernel_rng, validate_held_out, warn_if_not_binary
 from .likelihood import (
-    MAX_EXACT_UNITS,
     SCORE_PARAMETER_CONSTRAINTS,
-    LogPartition,
     free_energy,
     log_partition_ais,
     log_partition_exact,
@@ -36,7 +35,9 @@ from .likelihood import (
 _FLOAT_DTYPES = (np.float64, np.float32)
 
 
-class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class BaseBinaryRBM(
+    LikelihoodMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     """Base class of binary RBM estimators (not for direct use).
 
     The likelihood hyperparameters shared by every subclass:
@@ -47,11 +48,12 @@ class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         sampling, ``'auto'`` enumerates while the smaller layer has at most
         ``MAX_EXACT_UNITS`` (20) units.
     ais_n_chains : int
-        AIS chains (the seeds use 100).
+        AIS chains (Upadhya & Sastry 2017 and Ping, Liu & Ihler 2016 use 100).
     ais_betas : int, {'linear', 'three-segment'} or array-like
-        AIS temperatures: a count of evenly spaced ones, or a seed's schedule
-        by name (``'linear'``: 10,000, the DCP seed; ``'three-segment'``:
-        14,500, the Frank-Wolfe seed).
+        AIS temperatures: a count of evenly spaced ones, or a published
+        schedule by name (``'linear'``: the 10,000 of Upadhya & Sastry 2017;
+        ``'three-segment'``: the 14,500 of Salakhutdinov & Murray 2008, used
+        by Ping, Liu & Ihler 2016).
     """
 
     _parameter_constraints: dict = {
@@ -66,7 +68,7 @@ class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self.components_ = components
         self.intercept_visible_ = intercept_visible
         self.intercept_hidden_ = intercept_hidden
-        self._log_partition_cache = {}
+        self._forget_log_partition()
 
     def _held_out(self, X, X_val, rs, default_fraction=None):
         """``(training data, validation data or None)`` for ``fit``.
@@ -193,95 +195,31 @@ class BaseBinaryRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         return self._gibbs(V.astype(dtype), n_steps, kernel_rng(rs))
 
     # ------------------------------------------------------------ likelihood
-    def _resolve_score_method(self):
-        smaller = min(self.components_.shape)
-        if self.score_method == "auto":
-            return "exact" if smaller <= MAX_EXACT_UNITS else "ais"
-        if self.score_method == "exact" and smaller > 30:
-            n_hidden, n_visible = self.components_.shape
-            raise ValueError(
-                f"score_method='exact' would enumerate 2 ** {smaller} states "
-                f"for this RBM ({n_visible} visible, {n_hidden} hidden units); "
-                "exact enumeration is limited to a smaller layer of at most 30 "
-                "units. Use score_method='ais' (or 'auto')."
-            )
-        return self.score_method
+    # The hooks of LikelihoodMixin, which provides score, score_samples and
+    # log_partition_function.
+    def _enumerated_units(self):
+        return min(self.components_.shape)
 
-    def log_partition_function(self):
-        """``log Z`` of the fitted model with its uncertainty band.
-
-        Computed once per fitted state and setting, then cached, so that
-        :meth:`score_samples` is deterministic and does not depend on which
-        other rows it is given. AIS uses ``ais_n_chains`` chains, the
-        ``ais_betas`` schedule, the base-rate model of the training data and a
-        random stream fixed at fit time.
-
-        Returns
-        -------
-        log_partition : LogPartition
-            ``(log_z, lower, upper, method)``; for the exact method the band is
-            the value itself.
-        """
-        check_is_fitted(self, "components_")
-        method = self._resolve_score_method()
-        betas = self.ais_betas
-        betas_key = (
-            tuple(np.ravel(betas))
-            if not isinstance(betas, (str, numbers.Integral))
-            else betas
+    def _exact_log_partition(self):
+        return log_partition_exact(
+            self.components_, self.intercept_visible_, self.intercept_hidden_
         )
-        key = (method,) if method == "exact" else (method, self.ais_n_chains, betas_key)
-        cache = self._log_partition_cache
-        if key not in cache:
-            args = (self.components_, self.intercept_visible_, self.intercept_hidden_)
-            if method == "exact":
-                log_z = log_partition_exact(*args)
-                cache[key] = LogPartition(log_z, log_z, log_z, "exact")
-            else:
-                cache[key] = log_partition_ais(
-                    *args,
-                    base_rate=self.base_rate_bias_,
-                    n_chains=self.ais_n_chains,
-                    betas=betas,
-                    random_state=self._ais_seed,
-                )
-        return cache[key]
 
-    def score_samples(self, X):
-        """Log-likelihood ``log p(v)`` of each row under the model.
+    def _ais_log_partition(self, n_chains, betas, random_state):
+        return log_partition_ais(
+            self.components_,
+            self.intercept_visible_,
+            self.intercept_hidden_,
+            base_rate=self.base_rate_bias_,
+            n_chains=n_chains,
+            betas=betas,
+            random_state=random_state,
+        )
 
-        ``-F(v) - log Z``, with ``log Z`` exact or estimated by AIS according
-        to ``score_method`` (see :meth:`log_partition_function`). This is the
-        true log-likelihood, not scikit-learn's ``BernoulliRBM`` pseudo-
-        likelihood. A likelihood is defined for binary data only: other values
-        are scored by the same formula with a warning.
-
-        Returns
-        -------
-        log_likelihood : ndarray of shape (n_samples,)
-        """
-        X = self._validate_query(X)
+    def _log_unnormalised(self, X):
+        # A likelihood is a probability of binary vectors: grey levels are
+        # scored by the same formula, with a warning that it is no likelihood.
         warn_if_not_binary(X)
-        log_z = self.log_partition_function().log_z
-        return (
-            -free_energy(
-                X, self.components_, self.intercept_visible_, self.intercept_hidden_
-            )
-            - log_z
+        return -free_energy(
+            X, self.components_, self.intercept_visible_, self.intercept_hidden_
         )
-
-    def score(self, X, y=None):
-        """Mean log-likelihood per sample, ``mean(score_samples(X))``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Binary visible vectors.
-        y : None
-            Ignored; present for Pipeline and GridSearchCV.
-
-        Returns
-        -------
-        log_likelihood : float
-        """
-        return float(np.mean(self.score_samples(X)))

@@ -18,12 +18,12 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import ClassifierTags, check_random_state, gen_batches
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernels.conditional import conditional_gibbs_chain
+from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from ._utils import (
     blas_threads_for,
     divergence,

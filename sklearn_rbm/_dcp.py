@@ -1,39 +1,63 @@
 """DCPBernoulliRBM: a binary RBM trained by CD-K, PCD, the centred gradient,
 S-DCP or centred S-DCP (Upadhya & Sastry, ACML 2017).
 
-Every solver is a parameterisation of one compiled mini-batch update,
-:func:`sklearn_rbm._kernels.gibbs.dcp_minibatch_update`; the table
-``_SOLVERS`` below says which. This module holds the scikit-learn surface:
-validation, initialisation, the epoch loop, monitoring and early stopping.
+The table ``_SOLVERS`` says what each solver is: a few flags on one compiled
+mini-batch update, :func:`sklearn_rbm._kernels.gibbs.dcp_minibatch_update`,
+and the step that calls it. The epoch loop, early stopping and the history
+are the training engine's (``_engine.py``); this module holds the
+scikit-learn surface: hyperparameters, initialisation and the engine's hooks.
 """
 
 import numbers
-import time
-import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
-from sklearn.utils import check_random_state, gen_batches
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import _FLOAT_DTYPES, BaseBinaryRBM
+from ._engine import Criterion, EpochTrainingMixin
 from ._kernels.gibbs import dcp_minibatch_update
-from ._utils import blas_threads_for, divergence, kernel_rng
-from .likelihood import base_rate_bias, free_energy, log_partition_exact
+from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
+from ._utils import blas_threads_for, child_seed, divergence, kernel_rng, warn
+from .likelihood import base_rate_bias
 
 __all__ = ["DCPBernoulliRBM"]
 
 
+def _dcp_step(rbm, settings):
+    """The mini-batch step of the five DCP solvers: one call of the unified
+    kernel, with the flags of ``settings`` and the estimator's state arrays
+    (updated in place)."""
+    W = rbm.components_
+    b, c = rbm._centred_visible_bias, rbm._centred_hidden_bias
+    mu, lam = rbm.offset_visible_, rbm.offset_hidden_
+    vel_W, vel_b, vel_c = rbm._velocity
+    data_term = np.empty_like(W)  # kernel scratch, once per fit
+    rates = (float(rbm.learning_rate), float(rbm.momentum), float(rbm.weight_decay))
+
+    def step(batch):
+        dcp_minibatch_update(
+            _dense(batch[0]), W, b, c, mu, lam, settings.nu_mu, settings.nu_lam,
+            rbm._chain_hidden, settings.spec.persistent, settings.n_inner,
+            rbm.n_gibbs_steps, *rates, vel_W, vel_b, vel_c, data_term,
+            rbm._kernel_rng,
+        )  # fmt: skip
+
+    return step
+
+
 @dataclass(frozen=True)
 class _Solver:
-    """How a solver name maps onto the unified update."""
+    """Everything a solver name means: its flags and the step that runs it."""
 
     centred: bool  # offsets mu, lambda move with the data (Melchior et al. 2016)
     persistent: bool  # chains persist across mini-batches (Tieleman 2008)
     inner_steps: bool  # several convex-surrogate steps per mini-batch (S-DCP)
+    make_step: Callable = _dcp_step  # (estimator, settings) -> step(batch)
 
 
 _SOLVERS = {
@@ -44,14 +68,13 @@ _SOLVERS = {
     "csdcp": _Solver(centred=True, persistent=False, inner_steps=True),
 }
 
-_DEFAULT_INNER_STEPS = 3  # the seed's d for small data sets (d=3, K'=4)
-_DEFAULT_CENTERING_RATE = 0.01  # the seed's nu_mu = nu_lambda
-# Monitoring computes the exact likelihood each epoch only while enumeration
-# costs at most this many (state x unit) evaluations.
-_CHEAP_ENUMERATION = 2**22
+# Upadhya & Sastry (2017) use d = 3 inner steps (K' = 4) on their small data
+# sets, and sliding factors nu_mu = nu_lambda = 0.01 for the offsets.
+_DEFAULT_INNER_STEPS = 3
+_DEFAULT_CENTERING_RATE = 0.01
 
 
-class DCPBernoulliRBM(BaseBinaryRBM):
+class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     """Bernoulli RBM trained by (centred) stochastic DC programming or CD.
 
     The RBM log-likelihood is a difference of two convex functions,
@@ -211,6 +234,11 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
     }
 
+    _criterion = Criterion(
+        "validation_log_likelihood", greater_is_better=True,
+        best_attribute="best_validation_score_",
+    )  # fmt: skip
+
     def __init__(
         self,
         n_components=256,
@@ -272,13 +300,11 @@ class DCPBernoulliRBM(BaseBinaryRBM):
                 if getattr(self, name) is not None
             ]
         if unused:
-            warnings.warn(
+            warn(
                 f"solver={self.solver!r} does not use {', '.join(unused)}; "
                 f"{'it is' if len(unused) == 1 else 'they are'} ignored. "
                 "n_inner_steps applies to 'sdcp' and 'csdcp', the centering "
-                "rates to 'cg' and 'csdcp'.",
-                UserWarning,
-                stacklevel=3,
+                "rates to 'cg' and 'csdcp'."
             )
         n_inner = (
             (self.n_inner_steps or _DEFAULT_INNER_STEPS) if spec.inner_steps else 1
@@ -288,11 +314,11 @@ class DCPBernoulliRBM(BaseBinaryRBM):
             nu_lam = _default(self.centering_rate_hidden, _DEFAULT_CENTERING_RATE)
         else:
             nu_mu = nu_lam = 0.0
-        return spec, n_inner, nu_mu, nu_lam
+        return _Settings(spec, n_inner, nu_mu, nu_lam)
 
     # -------------------------------------------------------- initialisation
     def _initialise(self, X, rs):
-        """The seed's initialisation, or a copy of ``init``'s parameters."""
+        """Upadhya & Sastry's initialisation, or a copy of ``init``'s parameters."""
         n_features, dtype = X.shape[1], X.dtype
         spec = _SOLVERS[self.solver]
         self.base_rate_bias_ = base_rate_bias(X)
@@ -302,8 +328,9 @@ class DCPBernoulliRBM(BaseBinaryRBM):
             c = np.zeros(self.n_components, dtype=dtype)
         else:
             W, b, c = _parameters_of(self.init, n_features, self.n_components, dtype)
-        # Offsets start at the data mean and 1/2 (the seed); the centred biases
-        # are chosen so that the model is exactly (W, b, c).
+        # Offsets start at the data mean and 1/2 (Upadhya & Sastry 2017,
+        # Algorithm 4); the centred biases are chosen so that the model is
+        # exactly (W, b, c).
         mu = (
             np.asarray(X.mean(axis=0), dtype=dtype).ravel()
             if spec.centred
@@ -317,13 +344,15 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         self._chain_hidden = np.zeros((self.batch_size, self.n_components), dtype=dtype)
         self._kernel_rng = kernel_rng(rs)
         self._shuffle_rs = rs  # continues the shuffling in partial_fit
-        self._ais_seed = int(rs.randint(np.iinfo(np.int32).max))
-        self.random_state_ = check_random_state(rs.randint(np.iinfo(np.int32).max))
+        self._ais_seed = child_seed(rs)
+        self.random_state_ = check_random_state(child_seed(rs))
         self.n_iter_ = 0
         self._publish(W)
 
-    def _publish(self, W):
-        """Expose the uncentred RBM equivalent to the centred training state."""
+    def _publish(self, W=None):
+        """Expose the uncentred RBM equivalent to the centred training state
+        (whose weights ``W`` are ``components_`` once published)."""
+        W = self.components_ if W is None else W
         self._set_fitted_parameters(
             W,
             self._centred_visible_bias - self.offset_hidden_ @ W,
@@ -356,15 +385,18 @@ class DCPBernoulliRBM(BaseBinaryRBM):
             The fitted estimator.
         """
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES)
-        settings = self._solver_settings()
         rs = check_random_state(self.random_state)
         X_train, X_val = self._held_out(
             X, X_val, rs, default_fraction=0.1 if self.early_stopping else None
         )
         self._initialise(X_train, rs)
-        self.validation_scores_ = [] if self.early_stopping else None
-        self.best_validation_score_ = None
-        self._run_epochs(X_train, X_val, self.n_iter, settings, rs)
+        self._start_history()
+        validation = None if X_val is None else (X_val,)
+        with self._blas_threads():
+            self._run_epochs(
+                (X_train,), validation, self.n_iter, rs,
+                early_stopping=self.early_stopping,
+            )  # fmt: skip
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -373,7 +405,8 @@ class DCPBernoulliRBM(BaseBinaryRBM):
 
         The first call initialises the model from ``X`` (weights, base rate,
         offsets); later calls continue from the current state, including the
-        persistent chains of 'pcd' and the centring offsets.
+        persistent chains of 'pcd' and the centring offsets. ``history_``
+        gains one entry per call.
 
         Returns
         -------
@@ -383,116 +416,85 @@ class DCPBernoulliRBM(BaseBinaryRBM):
         X = validate_data(
             self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=first_call
         )
-        settings = self._solver_settings()
         if first_call:
             self._initialise(X, check_random_state(self.random_state))
-            self.validation_scores_ = None
-            self.best_validation_score_ = None
+        self._start_history(keep=not first_call)
         X = X.astype(self.components_.dtype, copy=False)
-        self._run_epochs(X, None, 1, settings, self._shuffle_rs)
+        with self._blas_threads():
+            self._run_epochs((X,), None, 1, self._shuffle_rs, early_stopping=False)
         return self
 
-    def _run_epochs(self, X, X_val, n_epochs, settings, rs):
+    def _blas_threads(self):
         n_hidden, n_visible = self.components_.shape
-        with blas_threads_for(self.batch_size * n_hidden * n_visible):
-            self._epochs(X, X_val, n_epochs, settings, rs)
+        return blas_threads_for(self.batch_size * n_hidden * n_visible)
 
-    def _epochs(self, X, X_val, n_epochs, settings, rs):
-        spec, n_inner, nu_mu, nu_lam = settings
-        W = self.components_
-        b, c = self._centred_visible_bias, self._centred_hidden_bias
-        mu, lam = self.offset_visible_, self.offset_hidden_
-        vel_W, vel_b, vel_c = self._velocity
-        data_term = np.empty_like(W)  # kernel scratch, once per fit
-        best, no_improvement = None, 0
-        n_samples = X.shape[0]
-        for _ in range(n_epochs):
-            start = time.perf_counter()
-            saved = _snapshot(self)
-            order = rs.permutation(n_samples)
-            for batch in gen_batches(n_samples, self.batch_size):
-                V = _dense_rows(X, order[batch])
-                dcp_minibatch_update(
-                    V, W, b, c, mu, lam, nu_mu, nu_lam, self._chain_hidden,
-                    spec.persistent, n_inner, self.n_gibbs_steps,
-                    float(self.learning_rate), float(self.momentum),
-                    float(self.weight_decay), vel_W, vel_b, vel_c, data_term,
-                    self._kernel_rng,
-                )  # fmt: skip
-            self._check_divergence(W, b, c, saved)
-            self.n_iter_ += 1
-            self._publish(W)
-            if self.verbose:
-                self._report_epoch(X, X_val, time.perf_counter() - start)
-            if self.early_stopping and X_val is not None:
-                score = self.score(X_val)
-                self.validation_scores_.append(score)
-                if best is None or score > best[0] + self.tol:
-                    best, no_improvement = (score, _snapshot(self)), 0
-                else:
-                    no_improvement += 1
-                if no_improvement >= self.n_iter_no_change:
-                    if self.verbose:
-                        print(
-                            "Early stopping: no improvement for "
-                            f"{no_improvement} epochs."
-                        )
-                    break
-        if best is not None:
-            self.best_validation_score_ = best[0]
-            _restore(self, best[1])
+    # ------------------------------------------------- the engine's hooks
+    def _make_step(self):
+        settings = self._solver_settings()
+        return settings.spec.make_step(self, settings)
 
-    def _check_divergence(self, W, b, c, saved):
-        problem = divergence(W, b, c)
+    def _end_epoch(self):
+        self._publish()
+
+    def _training_state(self):
+        """Copies of the training state, to restore after divergence or early
+        stopping."""
+        return {name: getattr(self, name).copy() for name in _STATE}
+
+    def _set_training_state(self, state):
+        for name, value in state.items():
+            getattr(self, name)[...] = value
+        self._publish()
+
+    def _divergence(self):
+        problem = divergence(
+            self.components_, self._centred_visible_bias, self._centred_hidden_bias
+        )
         if problem is None:
-            return
-        _restore(self, saved)
-        raise FloatingPointError(
-            f"Training diverged in epoch {self.n_iter_ + 1}: the parameters "
-            f"became {problem} with learning_rate={self.learning_rate:g}. "
-            "Use a smaller learning_rate (and momentum). The parameters of the "
-            "last finite epoch were kept."
+            return None
+        return (
+            f"the parameters became {problem} with "
+            f"learning_rate={self.learning_rate:g}. Use a smaller learning_rate "
+            "(and momentum)."
         )
 
-    def _report_epoch(self, X, X_val, seconds):
-        message = f"[{type(self).__name__}] epoch {self.n_iter_}, {seconds:.2f} s"
-        W = self.components_
-        if 2 ** min(W.shape) * max(W.shape) <= _CHEAP_ENUMERATION:
-            log_z = log_partition_exact(
-                W, self.intercept_visible_, self.intercept_hidden_
-            )
-            message += f", train log-likelihood {self._mean_log_p(X, log_z):.4f}"
-            if X_val is not None:
-                message += f", held-out {self._mean_log_p(X_val, log_z):.4f}"
-        elif X_val is not None:
-            gap = self._mean_free_energy(X_val) - self._mean_free_energy(
-                X[: X_val.shape[0]]
-            )
-            message += f", free-energy gap (held-out - train) {gap:.4f}"
-        else:
-            message += f", mean free energy {self._mean_free_energy(X):.4f}"
-        print(message)
+    def _validation_score(self, validation):
+        return self.score(validation[0])
 
-    def _mean_free_energy(self, X):
-        return float(
-            np.mean(
-                free_energy(
-                    X, self.components_, self.intercept_visible_, self.intercept_hidden_
-                )
-            )
-        )
+    def _monitor(self, train, validation):
+        """The training log-likelihood, when ``log Z`` is exact (cheap), or at
+        ``verbose >= 2``, by AIS."""
+        if self.verbose < 2 and self._resolve_score_method() != "exact":
+            return {}
+        return {"train_log_likelihood": self.score(train[0])}
 
-    def _mean_log_p(self, X, log_z):
-        return -self._mean_free_energy(X) - log_z
+
+class _Settings(NamedTuple):
+    """A solver with its hyperparameters resolved for one fit."""
+
+    spec: "_Solver"
+    n_inner: int
+    nu_mu: float
+    nu_lam: float
+
+
+# The arrays that define the training state (restored after divergence and
+# by early stopping); the fitted uncentred parameters are derived from them.
+_STATE = (
+    "components_",
+    "_centred_visible_bias",
+    "_centred_hidden_bias",
+    "offset_visible_",
+    "offset_hidden_",
+)
 
 
 def _default(value, default):
     return default if value is None else value
 
 
-def _dense_rows(X, rows):
-    """Rows of ``X`` as a C-contiguous dense array (sparse batches are densified)."""
-    batch = X[rows]
+def _dense(batch):
+    """A mini-batch as a C-contiguous dense array (sparse batches are densified)."""
     if sp.issparse(batch):
         return batch.toarray()
     return np.ascontiguousarray(batch)
@@ -515,23 +517,3 @@ def _parameters_of(estimator, n_features, n_components, dtype):
     b = np.array(estimator.intercept_visible_, dtype=dtype)
     c = np.array(estimator.intercept_hidden_, dtype=dtype)
     return W, b, c
-
-
-def _snapshot(rbm):
-    """Copies of the training state, to restore after divergence or early stopping."""
-    return {
-        name: getattr(rbm, name).copy()
-        for name in (
-            "components_",
-            "_centred_visible_bias",
-            "_centred_hidden_bias",
-            "offset_visible_",
-            "offset_hidden_",
-        )
-    }
-
-
-def _restore(rbm, snapshot):
-    for name, value in snapshot.items():
-        getattr(rbm, name)[...] = value
-    rbm._publish(rbm.components_)

@@ -25,16 +25,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit
-from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import _FLOAT_DTYPES, BaseBinaryRBM
 from ._kernels.frank_wolfe import signed_softplus_sum_, softplus_rows
 from ._kernels.gibbs import gibbs_sample_visible
+from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from ._utils import blas_threads_for, divergence, kernel_rng
 from .likelihood import MAX_EXACT_UNITS, base_rate_bias, log_partition_exact
 

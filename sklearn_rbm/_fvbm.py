@@ -19,21 +19,23 @@ import scipy.optimize
 import scipy.sparse
 import scipy.stats
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ._kernels import fvbm as kernels
-from ._utils import kernel_rng
+from ._likelihood_mixin import LikelihoodMixin
+from ._sklearn_compat import Interval, StrOptions, _fit_context, validate_params
+from ._utils import child_seed, kernel_rng
 from .likelihood import (
     MAX_EXACT_UNITS,
     SCORE_PARAMETER_CONSTRAINTS,
     LogPartition,
     _ais_band,
     ais_betas,
+    check_enumerable,
 )
 
 __all__ = [
@@ -43,11 +45,6 @@ __all__ = [
     "sample_fvbm",
 ]
 
-#: Largest number of features for ``score_method='exact'`` (2^25 states, ~1 s);
-#: ``'auto'`` enumerates up to ``likelihood.MAX_EXACT_UNITS`` (20), AIS beyond.
-EXACT_MAX_FEATURES = 25
-#: ``sample`` draws exactly (a table of 2^d probabilities) up to here, Gibbs beyond.
-SAMPLE_EXACT_MAX_FEATURES = 20
 #: Number of independent Gibbs chains that share the draws of one ``sample`` call.
 GIBBS_CHAINS = 16
 
@@ -266,11 +263,14 @@ def sample_fvbm(
             "use (C + C.T) / 2 with the diagonal set to 0."
         )
     if method == "auto":
-        method = "exact" if n_features <= SAMPLE_EXACT_MAX_FEATURES else "gibbs"
-    if method == "exact" and n_features > EXACT_MAX_FEATURES:
-        raise ValueError(
-            f"Exact sampling enumerates 2**d states and is limited to d <= "
-            f"{EXACT_MAX_FEATURES}, got d={n_features}; use method='gibbs'."
+        method = "exact" if n_features <= MAX_EXACT_UNITS else "gibbs"
+    if method == "exact":
+        # A table of 2 ** d probabilities: the per-call memory limit.
+        check_enumerable(
+            n_features,
+            f"Exact sampling of d={n_features} units",
+            limit=MAX_EXACT_UNITS,
+            instead="method='gibbs'",
         )
     rng = kernel_rng(random_state)
     if method == "exact":
@@ -738,7 +738,7 @@ def _sandwich_covariance(X, w, n_samples, T, hessian):
 # The estimator
 
 
-class FVBMPseudoLikelihood(BaseEstimator):
+class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
     """Fully visible Boltzmann machine fitted by maximum pseudo-likelihood.
 
     A density estimator for binary vectors ``x in {-1, 1}^d`` with
@@ -986,8 +986,8 @@ class FVBMPseudoLikelihood(BaseEstimator):
                 "or solver='bslm'."
             )
         self.intercept_, self.coupling_ = intercept, coupling
-        self._log_partition_cache = {}
-        self._ais_seed = int(check_random_state(self.random_state).randint(2**31 - 1))
+        self._forget_log_partition()
+        self._ais_seed = child_seed(self.random_state)
         self.n_iter_ = n_iter
         self.pseudo_likelihood_curve_ = np.asarray(curve)
         T, hessian = None, None
@@ -1067,103 +1067,33 @@ class FVBMPseudoLikelihood(BaseEstimator):
         log_cond, _ = kernels.conditional_terms(spins, self.intercept_, self.coupling_)
         return log_cond.sum(axis=1)
 
-    def _resolved_score_method(self):
-        d = self.n_features_in_
-        if self.score_method == "exact" and d > EXACT_MAX_FEATURES:
-            raise ValueError(
-                f"score_method='exact' enumerates 2**d states and is limited to "
-                f"d <= {EXACT_MAX_FEATURES} features, got d={d}. Use "
-                "score_method='ais' (or 'auto')."
-            )
-        if self.score_method == "auto":
-            return "exact" if d <= MAX_EXACT_UNITS else "ais"
-        return self.score_method
+    # The hooks of LikelihoodMixin, which provides score, score_samples and
+    # log_partition_function.
+    def _validate_query(self, X):
+        return self._spins(X)
 
-    def _log_partition_ais(self):
+    def _log_unnormalised(self, spins):
+        return _energies(spins, self.coupling_, self.intercept_)
+
+    def _enumerated_units(self):
+        return self.n_features_in_
+
+    def _exact_log_partition(self):
+        return kernels.log_partition_exact(self.coupling_, self.intercept_)
+
+    def _ais_log_partition(self, n_chains, betas, random_state):
         """AIS from the naive mean-field independent model (see the kernel)."""
         base = _mean_field_fields(self.coupling_, self.intercept_)
         log_w = kernels.ais_log_weights(
             self.coupling_,
             self.intercept_,
             base,
-            ais_betas(self.ais_betas),
-            self.ais_n_chains,
-            np.random.default_rng(self._ais_seed),
+            ais_betas(betas),
+            n_chains,
+            np.random.default_rng(random_state),
         )
         log_z_base = float(np.sum(np.logaddexp(base, -base)))  # sum log(2 cosh)
         return LogPartition(*_ais_band(log_w, log_z_base), "ais")
-
-    def log_partition_function(self):
-        """``log Z`` of the fitted model with its uncertainty band.
-
-        Exact (Gray-code enumeration of the ``2^d`` states) or estimated by AIS
-        according to ``score_method``. Computed once per fitted state and
-        setting, then cached, so that :meth:`score_samples` is deterministic
-        and does not depend on the other rows it is given; AIS uses a random
-        stream fixed at fit time.
-
-        Returns
-        -------
-        log_partition : LogPartition
-            ``(log_z, lower, upper, method)``. For AIS, ``lower`` and ``upper``
-            are ``log(mean(w) -+ 3 std(w) / sqrt(K))`` over the ``K`` importance
-            weights (AIS is unbiased for ``Z``, so ``log Z`` is underestimated on
-            average); for the exact method the band is the value itself.
-        """
-        check_is_fitted(self)
-        method = self._resolved_score_method()
-        betas = self.ais_betas
-        if not isinstance(betas, (str, numbers.Integral)):
-            betas = tuple(np.ravel(betas))
-        key = (method,) if method == "exact" else (method, self.ais_n_chains, betas)
-        if key not in self._log_partition_cache:
-            if method == "exact":
-                log_z = float(
-                    kernels.log_partition_exact(self.coupling_, self.intercept_)
-                )
-                self._log_partition_cache[key] = LogPartition(
-                    log_z, log_z, log_z, "exact"
-                )
-            else:
-                self._log_partition_cache[key] = self._log_partition_ais()
-        return self._log_partition_cache[key]
-
-    def score_samples(self, X):
-        """Log-likelihood ``log P(x)`` of each sample under the fitted model.
-
-        The true log-likelihood ``1/2 x^T M x + b^T x - log Z``, with ``log Z``
-        from :meth:`log_partition_function` (exact or AIS, see ``score_method``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Binary data in {0, 1} or {-1, 1}.
-
-        Returns
-        -------
-        log_likelihood : ndarray of shape (n_samples,)
-            Per-sample log-likelihood.
-        """
-        spins = self._spins(X)
-        log_z = self.log_partition_function().log_z
-        return _energies(spins, self.coupling_, self.intercept_) - log_z
-
-    def score(self, X, y=None):
-        """Mean log-likelihood of the samples (see :meth:`score_samples`).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Binary data in {0, 1} or {-1, 1}.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        score : float
-            Mean log-likelihood per sample.
-        """
-        return float(np.mean(self.score_samples(X)))
 
     def sample(self, n_samples=1, *, burn_in=1000, thinning=10, random_state=None):
         """Draw samples from the fitted model, in the convention of the training data.

@@ -2,10 +2,13 @@
 
 import contextlib
 import functools
+import os
+import sys
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
+import sklearn
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 from threadpoolctl import ThreadpoolController
@@ -18,6 +21,16 @@ from threadpoolctl import ThreadpoolController
 SMALL_PRODUCT = 2**22
 
 
+def child_seed(random_state):
+    """An int seed drawn from ``random_state``, for a stream of its own.
+
+    Estimators give each random consumer (the Gibbs chains, the AIS run of
+    ``score``, ``random_state_``) its own stream seeded this way at fit time,
+    so that one consumer's draws never shift another's.
+    """
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
 def kernel_rng(random_state):
     """A ``numpy.random.Generator`` for numba kernels, drawn from ``random_state``.
 
@@ -27,8 +40,7 @@ def kernel_rng(random_state):
     usual ``random_state`` semantics hold: an int gives the same stream every
     time, a ``RandomState`` instance advances.
     """
-    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
-    return np.random.default_rng(seed)
+    return np.random.default_rng(child_seed(random_state))
 
 
 @functools.cache
@@ -47,6 +59,32 @@ def blas_threads_for(multiply_adds):
     if multiply_adds >= SMALL_PRODUCT:
         return contextlib.nullcontext()
     return _blas_controller().limit(limits=1, user_api="blas")
+
+
+# Frames in these folders are skipped when a warning looks for the user's line:
+# this package's, and scikit-learn's (the decorators that wrap our methods,
+# Pipeline, GridSearchCV), so the warning points at the user's own call.
+_LIBRARY_DIRS = (
+    os.path.dirname(os.path.abspath(__file__)) + os.sep,
+    os.path.dirname(os.path.abspath(sklearn.__file__)) + os.sep,
+)
+
+
+def user_stack_level():
+    """``stacklevel`` that makes a warning point at the first caller outside
+    sklearn_rbm and scikit-learn, however deep the warning is raised (as
+    pandas' ``find_stack_level``)."""
+    frame = sys._getframe(1)  # the caller of this function: level 1
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn(message, category=UserWarning):
+    """``warnings.warn`` pointing at the user's line (see :func:`user_stack_level`)."""
+    warnings.warn(message, category, stacklevel=user_stack_level())
 
 
 def is_binary(X):

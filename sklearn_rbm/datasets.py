@@ -14,9 +14,9 @@ import numbers
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._fvbm import make_fvbm, sample_fvbm
+from ._sklearn_compat import Interval, StrOptions, validate_params
 
 __all__ = [
     "make_bars_and_stripes",

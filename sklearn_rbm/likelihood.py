@@ -5,8 +5,9 @@ The log-likelihood of a visible vector is ``log p(v) = -F(v) - log Z`` with
 the free energy ``F`` in closed form; all the difficulty is ``log Z``.
 
 * :func:`log_partition_exact` sums out the larger layer analytically and
-  enumerates the ``2 ** k`` states of the smaller one (``k`` up to about 25) in
-  Gray-code order.
+  enumerates the ``2 ** k`` states of the smaller one in Gray-code order
+  (``k`` up to ``MAX_ENUMERABLE_UNITS``; ``score_method='auto'`` stops at
+  ``MAX_EXACT_UNITS``).
 * :func:`log_partition_ais` estimates ``log Z`` by AIS from the base-rate model
   (Salakhutdinov & Murray, 2008) and reports a band of plus or minus three
   standard errors of the importance weights.
@@ -20,12 +21,13 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.special import logit
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._kernels.partition import ais_log_weights, log_partition_enumerate
+from ._sklearn_compat import Interval, StrOptions, validate_params
 from ._utils import blas_threads_for, kernel_rng
 
 __all__ = [
+    "MAX_ENUMERABLE_UNITS",
     "MAX_EXACT_UNITS",
     "LogPartition",
     "free_energy",
@@ -35,12 +37,16 @@ __all__ = [
     "base_rate_bias",
 ]
 
-#: Largest smaller-layer size that ``score_method='auto'`` enumerates exactly.
-#: 2 ** 20 states of a 784-pixel model take about a second on one core.
+#: ``score_method='auto'`` enumerates exactly while the enumerated layer (the
+#: smaller layer of an RBM, the hidden layer of a Gaussian RBM, the units of an
+#: FVBM) has at most this many units: 2 ** 20 states of a 784-pixel model take
+#: about a second on one core. Enumerations repeated for every row (a
+#: conditional RBM's exact ``log Z(x)`` and exact inference) stop here too.
 MAX_EXACT_UNITS = 20
 
-#: Hard limit of :func:`log_partition_exact`: 2 ** 30 states is minutes of work.
-_MAX_ENUMERABLE_UNITS = 30
+#: ``score_method='exact'`` enumerates one model up to this many units
+#: (2 ** 30 states: minutes) and refuses beyond; use AIS there.
+MAX_ENUMERABLE_UNITS = 30
 
 #: Constraints of the likelihood hyperparameters every estimator shares
 #: (``score_method``, ``ais_n_chains``, ``ais_betas``), for
@@ -80,6 +86,19 @@ class LogPartition(NamedTuple):
     lower: float
     upper: float
     method: str
+
+
+def check_enumerable(n_units, what, *, limit=MAX_ENUMERABLE_UNITS, instead):
+    """Refuse to enumerate ``2 ** n_units`` states beyond ``limit``.
+
+    ``what`` names the request ("score_method='exact'") and ``instead`` the
+    remedy ("score_method='ais'"); both go into the error message.
+    """
+    if n_units > limit:
+        raise ValueError(
+            f"{what} enumerates 2 ** {n_units} states; exact enumeration is "
+            f"limited to {limit} units (2 ** {limit} states). Use {instead}."
+        )
 
 
 def _check_rbm(components, intercept_visible, intercept_hidden):
@@ -142,8 +161,8 @@ def log_partition_exact(components, intercept_visible, intercept_hidden):
     Raises
     ------
     ValueError
-        When the smaller layer has more than 30 units (use
-        :func:`log_partition_ais`).
+        When the smaller layer has more than ``MAX_ENUMERABLE_UNITS`` (30)
+        units (use :func:`log_partition_ais`).
 
     Examples
     --------
@@ -156,14 +175,12 @@ def log_partition_exact(components, intercept_visible, intercept_hidden):
     """
     W, b, c = _check_rbm(components, intercept_visible, intercept_hidden)
     n_hidden, n_visible = W.shape
-    smaller = min(n_hidden, n_visible)
-    if smaller > _MAX_ENUMERABLE_UNITS:
-        raise ValueError(
-            f"Exact enumeration needs 2 ** {smaller} states for a model with "
-            f"{n_visible} visible and {n_hidden} hidden units; it is limited to "
-            f"a smaller layer of at most {_MAX_ENUMERABLE_UNITS} units. Use "
-            "score_method='ais' (log_partition_ais) for models this size."
-        )
+    check_enumerable(
+        min(n_hidden, n_visible),
+        f"The exact log Z of an RBM with {n_visible} visible and {n_hidden} "
+        "hidden units",
+        instead="log_partition_ais (score_method='ais')",
+    )
     if n_hidden <= n_visible:
         return float(log_partition_enumerate(W, b, c))
     return float(log_partition_enumerate(np.ascontiguousarray(W.T), c, b))

@@ -318,7 +318,7 @@ def test_early_stopping_keeps_the_best_model(digits):
         n_iter_no_change=2, random_state=0,
     ).fit(X)  # fmt: skip
     assert rbm.n_iter_ < 40
-    assert rbm.best_validation_score_ == max(rbm.validation_scores_)
+    assert rbm.best_validation_score_ == max(rbm.history_["validation_log_likelihood"])
 
 
 def test_verbose_reports_each_epoch(digits, capsys):

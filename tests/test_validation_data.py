@@ -9,6 +9,7 @@ rows would put copies of one image in training and validation alike.
 import numpy as np
 import pytest
 import sklearn
+from numpy.testing import assert_array_equal
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
@@ -50,10 +51,11 @@ def _crbm(**params):
 def test_dcp_early_stopping_scores_the_given_data(binary_data):
     X, X_val = binary_data
     rbm = _dcp(early_stopping=True, n_iter_no_change=10).fit(X, X_val=X_val)
-    assert len(rbm.validation_scores_) == 4
+    scores = rbm.history_["validation_log_likelihood"]
+    assert len(scores) == 4
     # The best parameters are restored, so their score is the best one seen.
     assert rbm.best_validation_score_ == pytest.approx(rbm.score(X_val), abs=1e-12)
-    assert rbm.best_validation_score_ == max(rbm.validation_scores_)
+    assert rbm.best_validation_score_ == max(scores)
 
 
 def test_frank_wolfe_scores_every_size_on_the_given_data(binary_data):
@@ -150,4 +152,5 @@ def test_pipeline_transforms_X_val_like_X(binary_data):
             transform_input=["X_val"],
         ).fit(X, X_val=X_val)
     direct = _dcp(early_stopping=True).fit(1.0 - X, X_val=1.0 - X_val)
-    assert pipe[-1].validation_scores_ == direct.validation_scores_
+    key = "validation_log_likelihood"
+    assert_array_equal(pipe[-1].history_[key], direct.history_[key])

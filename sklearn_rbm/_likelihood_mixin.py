@@ -1,0 +1,159 @@
+"""How every density estimator of the package scores data by its true
+log-likelihood: the ``score_method`` rule, the cached ``log Z`` with its band,
+``score_samples`` and ``score``.
+
+``log p(x) = log p~(x) - log Z``: the unnormalised log-probability ``log p~``
+is closed-form for every model here (minus the free energy of an RBM, the
+quadratic energy of an FVBM), so all the work is ``log Z``. It is computed once
+per fitted state and setting and cached, so a row's score never depends on the
+other rows it is scored with, and the last estimate is exposed as
+``log_partition_`` with its uncertainty band.
+
+The enumeration limits are the constants of :mod:`sklearn_rbm.likelihood`:
+``'auto'`` enumerates while the enumerated layer has at most
+``MAX_EXACT_UNITS`` units; ``'exact'`` is refused beyond
+``MAX_ENUMERABLE_UNITS``.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .likelihood import (
+    MAX_ENUMERABLE_UNITS,
+    MAX_EXACT_UNITS,
+    LogPartition,
+    check_enumerable,
+)
+
+
+def resolve_score_method(requested, n_units, *, approximate="ais", limit=None):
+    """The method ``score`` uses: ``'exact'`` or the ``approximate`` one.
+
+    ``'auto'`` enumerates while ``n_units <= MAX_EXACT_UNITS``; an explicit
+    ``'exact'`` is checked against ``limit`` (default
+    ``MAX_ENUMERABLE_UNITS``; per-row enumerations pass ``MAX_EXACT_UNITS``).
+    """
+    if requested == "auto":
+        return "exact" if n_units <= MAX_EXACT_UNITS else approximate
+    if requested == "exact":
+        check_enumerable(
+            n_units,
+            "score_method='exact'",
+            limit=MAX_ENUMERABLE_UNITS if limit is None else limit,
+            instead=f"score_method='{approximate}' (or 'auto')",
+        )
+    return requested
+
+
+def _betas_key(betas):
+    """A hashable form of an ``ais_betas`` setting, for the cache key."""
+    if isinstance(betas, (str, numbers.Integral)):
+        return betas
+    return tuple(np.ravel(betas).tolist())
+
+
+class LikelihoodMixin:
+    """``score_samples``, ``score`` and ``log_partition_function`` from ``log Z``.
+
+    A subclass has the hyperparameters ``score_method``, ``ais_n_chains`` and
+    ``ais_betas``, sets ``_ais_seed`` (an int drawn from ``random_state``) when
+    it fits, calls :meth:`_forget_log_partition` whenever its parameters
+    change, and supplies:
+
+    * ``_validate_query(X)``: ``X`` checked against the fitted model;
+    * ``_log_unnormalised(X)``: ``log p~(x)`` of each validated row, float64;
+    * ``_enumerated_units()``: ``k`` such that exact ``log Z`` enumerates
+      ``2 ** k`` states;
+    * ``_exact_log_partition()``: exact ``log Z``, a float;
+    * ``_ais_log_partition(n_chains, betas, random_state)``: a
+      :class:`~sklearn_rbm.likelihood.LogPartition` estimated by AIS.
+    """
+
+    def _forget_log_partition(self):
+        """Drop the cached ``log Z`` estimates (the parameters changed)."""
+        self._log_partition_cache = {}
+        if hasattr(self, "log_partition_"):
+            del self.log_partition_
+
+    def _resolve_score_method(self):
+        return resolve_score_method(self.score_method, self._enumerated_units())
+
+    def log_partition_function(self):
+        """``log Z`` of the fitted model with its uncertainty band.
+
+        Exact by enumeration or estimated by annealed importance sampling
+        according to ``score_method`` (``'auto'``: exact while the enumerated
+        layer has at most ``likelihood.MAX_EXACT_UNITS`` units). Computed once
+        per fitted state and setting, then cached, so that
+        :meth:`score_samples` does not depend on which other rows it is given;
+        AIS uses ``ais_n_chains`` chains, the ``ais_betas`` schedule and a
+        random stream fixed at fit time. The result is also stored as
+        ``log_partition_``.
+
+        Returns
+        -------
+        log_partition : LogPartition
+            ``(log_z, lower, upper, method)``. For AIS the band is plus or
+            minus three standard errors of the mean importance weight (AIS
+            underestimates ``log Z`` on average, so the log-likelihood it gives
+            errs high); for the exact method the band is the value itself.
+        """
+        check_is_fitted(self)
+        method = self._resolve_score_method()
+        if method == "exact":
+            key = ("exact",)
+        else:
+            key = (method, self.ais_n_chains, _betas_key(self.ais_betas))
+        cache = self._log_partition_cache
+        if key not in cache:
+            if method == "exact":
+                log_z = float(self._exact_log_partition())
+                cache[key] = LogPartition(log_z, log_z, log_z, "exact")
+            else:
+                cache[key] = self._ais_log_partition(
+                    self.ais_n_chains, self.ais_betas, self._ais_seed
+                )
+        self.log_partition_ = cache[key]
+        return cache[key]
+
+    def score_samples(self, X):
+        """Log-likelihood ``log p(x)`` of each row under the model, in nats.
+
+        ``log p~(x) - log Z`` with ``log Z`` from
+        :meth:`log_partition_function` (exact or AIS, see ``score_method``):
+        the true log-likelihood, not a pseudo-likelihood.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Data to score.
+
+        Returns
+        -------
+        log_likelihood : ndarray of shape (n_samples,)
+        """
+        X = self._validate_query(X)
+        log_z = self.log_partition_function().log_z
+        return self._log_unnormalised(X) - log_z
+
+    def score(self, X, y=None):
+        """Mean log-likelihood per sample, ``mean(score_samples(X))``, in nats.
+
+        With AIS, ``log_partition_`` holds the estimate of ``log Z`` used and
+        its band: the mean log-likelihood lies in ``score(X) + log_z -
+        upper`` to ``score(X) + log_z - lower``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Data to score.
+        y : None
+            Ignored; present for ``Pipeline`` and ``GridSearchCV``.
+
+        Returns
+        -------
+        log_likelihood : float
+        """
+        return float(np.mean(self.score_samples(X)))
