@@ -1,11 +1,16 @@
 """Generated and loaded data sets, and the corruption helpers."""
 
+import gzip
+import os
+
 import numpy as np
 import pytest
 
 from sklearn_rbm.datasets import (
+    FASHION_MNIST_DIR,
     flip_pixels,
     load_binary_digits,
+    load_fashion_mnist,
     load_mnist_subset,
     make_bars_and_stripes,
     make_shifting_bar,
@@ -124,3 +129,40 @@ def test_n_draws_stacks_independent_corruptions_of_every_image(corrupt):
 def test_corruption_helpers_reject_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def _write_idx(path, array):
+    header = bytes([0, 0, 8, array.ndim]) + b"".join(
+        int(n).to_bytes(4, "big") for n in array.shape
+    )
+    with gzip.open(path, "wb") as stream:
+        stream.write(header + array.astype(np.uint8).tobytes())
+
+
+def test_load_fashion_mnist_reads_idx_files(tmp_path):
+    rng = np.random.RandomState(0)
+    images = rng.randint(256, size=(5, 28, 28))
+    labels = np.array([3, 1, 4, 1, 5])
+    _write_idx(tmp_path / "t10k-images-idx3-ubyte.gz", images)
+    _write_idx(tmp_path / "t10k-labels-idx1-ubyte.gz", labels)
+    X, y = load_fashion_mnist("test", data_home=tmp_path, dtype=np.float32)
+    assert X.dtype == np.float32 and X.shape == (5, 784)
+    np.testing.assert_allclose(X, images.reshape(5, -1) / 255.0, rtol=1e-6)
+    np.testing.assert_array_equal(y, labels)
+
+
+def test_load_fashion_mnist_says_how_to_install(tmp_path):
+    with pytest.raises(
+        FileNotFoundError, match="apt-get install dataset-fashion-mnist"
+    ):
+        load_fashion_mnist(data_home=tmp_path)
+    with pytest.raises(ValueError, match="floating type"):
+        load_fashion_mnist(dtype=np.int64)
+
+
+def test_load_fashion_mnist_installed():
+    if not os.path.exists(FASHION_MNIST_DIR):
+        pytest.skip("the Debian package dataset-fashion-mnist is not installed")
+    X, y = load_fashion_mnist("test")
+    assert X.shape == (10_000, 784) and 0.0 <= X.min() and X.max() == 1.0
+    np.testing.assert_array_equal(np.bincount(y), np.full(10, 1000))
