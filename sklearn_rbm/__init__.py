@@ -11,6 +11,9 @@ ConditionalRBMRegressor
     CD-PercLoss, mean field, BP, MSSVM, LSSVM).
 FVBMPseudoLikelihood
     Fully visible Boltzmann machine fitted by maximum pseudo-likelihood.
+GaussianBernoulliRBM
+    RBM with real-valued (Gaussian) visible units, the same solvers as
+    DCPBernoulliRBM, scored by its log-density.
 
 Public modules: :mod:`sklearn_rbm.likelihood` (exact and AIS log partition
 functions), :mod:`sklearn_rbm.inference` (belief propagation, mean field,
@@ -22,6 +25,7 @@ from ._conditional import ConditionalRBMRegressor
 from ._dcp import DCPBernoulliRBM
 from ._frank_wolfe import FrankWolfeRBM
 from ._fvbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
+from ._gaussian import GaussianBernoulliRBM
 
 __version__ = "0.1.0.dev0"
 
@@ -30,5 +34,6 @@ __all__ = [
     "DCPBernoulliRBM",
     "FrankWolfeRBM",
     "FVBMPseudoLikelihood",
+    "GaussianBernoulliRBM",
     "MPLEDoesNotExistWarning",
 ]

@@ -286,36 +286,6 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         self.verbose = verbose
         self.random_state = random_state
 
-    # ------------------------------------------------------------- settings
-    def _solver_settings(self):
-        """Resolve the solver-dependent defaults; warn about unused settings."""
-        spec = _SOLVERS[self.solver]
-        unused = []
-        if not spec.inner_steps and self.n_inner_steps is not None:
-            unused.append("n_inner_steps")
-        if not spec.centred:
-            unused += [
-                name
-                for name in ("centering_rate_visible", "centering_rate_hidden")
-                if getattr(self, name) is not None
-            ]
-        if unused:
-            warn(
-                f"solver={self.solver!r} does not use {', '.join(unused)}; "
-                f"{'it is' if len(unused) == 1 else 'they are'} ignored. "
-                "n_inner_steps applies to 'sdcp' and 'csdcp', the centering "
-                "rates to 'cg' and 'csdcp'."
-            )
-        n_inner = (
-            (self.n_inner_steps or _DEFAULT_INNER_STEPS) if spec.inner_steps else 1
-        )
-        if spec.centred:
-            nu_mu = _default(self.centering_rate_visible, _DEFAULT_CENTERING_RATE)
-            nu_lam = _default(self.centering_rate_hidden, _DEFAULT_CENTERING_RATE)
-        else:
-            nu_mu = nu_lam = 0.0
-        return _Settings(spec, n_inner, nu_mu, nu_lam)
-
     # -------------------------------------------------------- initialisation
     def _initialise(self, X, rs):
         """Upadhya & Sastry's initialisation, or a copy of ``init``'s parameters."""
@@ -430,7 +400,7 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
 
     # ------------------------------------------------- the engine's hooks
     def _make_step(self):
-        settings = self._solver_settings()
+        settings = resolve_solver(self, _SOLVERS)
         return settings.spec.make_step(self, settings)
 
     def _end_epoch(self):
@@ -487,6 +457,38 @@ _STATE = (
     "offset_visible_",
     "offset_hidden_",
 )
+
+
+def resolve_solver(estimator, solvers):
+    """The ``estimator``'s solver from the table ``solvers``, with the
+    solver-dependent defaults resolved for one fit; warns about settings the
+    solver does not use."""
+    spec = solvers[estimator.solver]
+    unused = []
+    if not spec.inner_steps and estimator.n_inner_steps is not None:
+        unused.append("n_inner_steps")
+    if not spec.centred:
+        unused += [
+            name
+            for name in ("centering_rate_visible", "centering_rate_hidden")
+            if getattr(estimator, name) is not None
+        ]
+    if unused:
+        warn(
+            f"solver={estimator.solver!r} does not use {', '.join(unused)}; "
+            f"{'it is' if len(unused) == 1 else 'they are'} ignored. "
+            "n_inner_steps applies to 'sdcp' and 'csdcp', the centering "
+            "rates to 'cg' and 'csdcp'."
+        )
+    n_inner = (
+        (estimator.n_inner_steps or _DEFAULT_INNER_STEPS) if spec.inner_steps else 1
+    )
+    if spec.centred:
+        nu_mu = _default(estimator.centering_rate_visible, _DEFAULT_CENTERING_RATE)
+        nu_lam = _default(estimator.centering_rate_hidden, _DEFAULT_CENTERING_RATE)
+    else:
+        nu_mu = nu_lam = 0.0
+    return _Settings(spec, n_inner, nu_mu, nu_lam)
 
 
 def _default(value, default):
