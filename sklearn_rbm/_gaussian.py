@@ -4,8 +4,9 @@ DCP family of solvers and the true log-likelihood (a density).
 The solver table is ``DCPBernoulliRBM``'s with the Gaussian mini-batch update,
 :func:`sklearn_rbm._kernels.gaussian.gaussian_minibatch_update`, as its step;
 the epoch loop is the training engine's and the likelihood the mixin's. This
-module holds the scikit-learn surface: hyperparameters, initialisation, the
-engine's hooks and the queries.
+module holds hyperparameters, initialisation and the engine's hooks; the
+queries (transform, sampling, scoring) are ``BaseGaussianRBM``'s
+(``_gaussian_base.py``).
 """
 
 import numbers
@@ -13,22 +14,15 @@ from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-)
 from sklearn.utils import check_random_state
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.sparsefuncs import mean_variance_axis
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._dcp import _SOLVERS as _BINARY_SOLVERS
 from ._dcp import DCPBernoulliRBM, _dense, resolve_solver
 from ._engine import Criterion, EpochTrainingMixin
-from ._kernels.gaussian import gaussian_minibatch_update, gibbs_sample_scaled
-from ._likelihood_mixin import LikelihoodMixin
+from ._gaussian_base import FLOAT_DTYPES, BaseGaussianRBM
+from ._kernels.gaussian import gaussian_minibatch_update
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._utils import (
     blas_threads_for,
@@ -39,15 +33,12 @@ from ._utils import (
     validate_held_out,
     warn,
 )
-from .likelihood import (
-    gaussian_free_energy,
-    gaussian_log_partition_ais,
-    gaussian_log_partition_exact,
-)
 
 __all__ = ["GaussianBernoulliRBM"]
 
-_FLOAT_DTYPES = (np.float64, np.float32)
+# A learned sigma this many times the training data's standard deviation (or
+# its floor) means training diverged.
+_MAX_SIGMA_RATIO = 100.0
 
 
 def _gaussian_step(rbm, settings):
@@ -101,13 +92,7 @@ _STATE = (
 )
 
 
-class GaussianBernoulliRBM(
-    EpochTrainingMixin,
-    LikelihoodMixin,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-    BaseEstimator,
-):
+class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
     """Gaussian-Bernoulli RBM: real-valued data, binary hidden features.
 
     The energy of Cho, Ilin & Raiko (2011) with a standard deviation
@@ -131,8 +116,12 @@ class GaussianBernoulliRBM(
     ----------
     n_components : int, default=256
         Number of hidden units ``n``.
-    solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp'}, default='cd'
-        Training algorithm, as in :class:`DCPBernoulliRBM`.
+    solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp'}, default='csdcp'
+        Training algorithm, as in :class:`DCPBernoulliRBM`. Prefer the centred
+        ones ('cg', 'csdcp'): with many hidden units the others drift along
+        the direction where all the weights of a feature grow together while
+        its bias compensates, and diverge unless ``learning_rate *
+        n_components`` stays below about 1.
     sigma : 'learn', float or array-like of shape (n_features,), default='learn'
         Standard deviations of the visible units: ``'learn'`` starts them at
         the training data's and learns them; a positive value (or one per
@@ -279,7 +268,7 @@ class GaussianBernoulliRBM(
         self,
         n_components=256,
         *,
-        solver="cd",
+        solver="csdcp",
         sigma="learn",
         learning_rate=0.01,
         sigma_learning_rate_factor=0.1,
@@ -431,7 +420,7 @@ class GaussianBernoulliRBM(
         self : GaussianBernoulliRBM
             The fitted estimator.
         """
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES)
+        X = validate_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES)
         rs = check_random_state(self.random_state)
         X_train, X_val = self._held_out(X, X_val, rs)
         self._initialise(X_train, rs)
@@ -458,7 +447,7 @@ class GaussianBernoulliRBM(
         """
         first_call = not hasattr(self, "components_")
         X = validate_data(
-            self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=first_call
+            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=first_call
         )
         if first_call:
             self._initialise(X, check_random_state(self.random_state))
@@ -509,12 +498,29 @@ class GaussianBernoulliRBM(
             self._centred_hidden_bias,
             self._log_variance,
         )
-        if problem is None:
+        if problem is not None:
+            return (
+                f"the parameters became {problem} with "
+                f"learning_rate={self.learning_rate:g}. Use a smaller learning_rate "
+                "(and momentum), check that X is standardised, or fix sigma."
+            )
+        if not self._learns_sigma():
             return None
+        # A sigma far wider than the data is no fit: each such feature costs
+        # at least log(ratio) nats. The floor bounds the other direction.
+        ratio = self.sigma_ / self.base_sigma_
+        exploded = np.flatnonzero(ratio > _MAX_SIGMA_RATIO)
+        if exploded.size == 0:
+            return None
+        i = int(exploded[0])
         return (
-            f"the parameters became {problem} with "
-            f"learning_rate={self.learning_rate:g}. Use a smaller learning_rate "
-            "(and momentum), check that X is standardised, or fix sigma."
+            f"the variances exploded: sigma of feature {i} grew to "
+            f"{self.sigma_[i]:.3g}, more than {_MAX_SIGMA_RATIO:g} times its "
+            f"training standard deviation {self.base_sigma_[i]:.3g} "
+            f"({exploded.size} feature(s) in all), with learning_rate="
+            f"{self.learning_rate:g} and sigma_learning_rate_factor="
+            f"{self.sigma_learning_rate_factor:g}. Use a smaller learning_rate, "
+            "more Gibbs steps, or a fixed sigma."
         )
 
     def _validation_score(self, validation):
@@ -526,136 +532,6 @@ class GaussianBernoulliRBM(
         if self.verbose < 2 and self._resolve_score_method() != "exact":
             return {}
         return {"train_log_likelihood": self.score(train[0])}
-
-    # --------------------------------------------------------------- queries
-    @property
-    def _n_features_out(self):
-        """Number of transformed output features (for get_feature_names_out)."""
-        return self.components_.shape[0]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
-
-    def _validate_query(self, X):
-        check_is_fitted(self, "components_")
-        return validate_data(
-            self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=False
-        )
-
-    def transform(self, X):
-        """Hidden-unit activation probabilities ``p(h = 1 | v)``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Visible vectors.
-
-        Returns
-        -------
-        H : ndarray of shape (n_samples, n_components)
-            ``sigmoid((X / sigma^2) W^T + c)``, in the dtype of ``X``.
-        """
-        X = self._validate_query(X)
-        scaled_W = (self.components_ / self.sigma_**2).astype(X.dtype)
-        pre = safe_sparse_dot(X, scaled_W.T, dense_output=True)
-        pre += self.intercept_hidden_.astype(X.dtype, copy=False)
-        return expit(pre, out=pre)
-
-    def free_energy(self, X):
-        """Free energy ``F(v) = sum_i (v_i - b_i)^2 / (2 sigma_i^2) -
-        sum_j softplus(c_j + W_j (v / sigma^2))`` of each row (float64);
-        ``log p(v) = -F(v) - log Z``."""
-        return gaussian_free_energy(self._validate_query(X), *self._parameters())
-
-    def _parameters(self):
-        return (
-            self.components_,
-            self.intercept_visible_,
-            self.intercept_hidden_,
-            self.sigma_,
-        )
-
-    def gibbs(self, v):
-        """One block-Gibbs step ``v -> h -> v'`` from each row of ``v``.
-
-        Uses and advances the fitted ``random_state_``.
-
-        Returns
-        -------
-        v_new : ndarray of shape (n_samples, n_features)
-            Real-valued samples of the visible units after one step.
-        """
-        V = self._validate_query(v)
-        V = V.toarray() if sp.issparse(V) else np.array(V, order="C")
-        return self._gibbs(V, 1, kernel_rng(self.random_state_))
-
-    def _gibbs(self, V, n_steps, rng):
-        dtype = V.dtype
-        W = np.ascontiguousarray(self.components_, dtype=dtype)
-        variance = (self.sigma_**2).astype(dtype)
-        S = gibbs_sample_scaled(
-            V / variance, W, self.intercept_visible_.astype(dtype),
-            self.intercept_hidden_.astype(dtype), (1.0 / self.sigma_).astype(dtype),
-            n_steps, rng,
-        )  # fmt: skip
-        return S * variance
-
-    def sample(self, n_samples=1, *, n_steps=1000, random_state=None):
-        """Draw visible vectors from the model by block-Gibbs sampling.
-
-        Each sample ends its own chain, started from the independent
-        Gaussians of the training data (``base_mean_``, ``base_sigma_``) and
-        run for ``n_steps`` Gibbs steps, all of them burn-in.
-
-        Parameters
-        ----------
-        n_samples : int, default=1
-            Number of independent samples (chains).
-        n_steps : int, default=1000
-            Gibbs steps per chain.
-        random_state : int, RandomState instance or None, default=None
-            Seed of the chains; ``None`` uses the estimator's
-            ``random_state``.
-
-        Returns
-        -------
-        X : ndarray of shape (n_samples, n_features)
-        """
-        check_is_fitted(self, "components_")
-        for name, value in (("n_samples", n_samples), ("n_steps", n_steps)):
-            if not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-        rs = check_random_state(
-            self.random_state if random_state is None else random_state
-        )
-        noise = rs.standard_normal((n_samples, self.base_mean_.size))
-        V = (self.base_mean_ + self.base_sigma_ * noise).astype(self.components_.dtype)
-        return self._gibbs(V, n_steps, kernel_rng(rs))
-
-    # ------------------------------------------------------------ likelihood
-    # The hooks of LikelihoodMixin, which provides score, score_samples and
-    # log_partition_function.
-    def _enumerated_units(self):
-        return self.components_.shape[0]
-
-    def _exact_log_partition(self):
-        return gaussian_log_partition_exact(*self._parameters())
-
-    def _ais_log_partition(self, n_chains, betas, random_state):
-        return gaussian_log_partition_ais(
-            *self._parameters(),
-            base_mean=self.base_mean_,
-            base_sigma=self.base_sigma_,
-            n_chains=n_chains,
-            betas=betas,
-            random_state=random_state,
-        )
-
-    def _log_unnormalised(self, X):
-        return -gaussian_free_energy(X, *self._parameters())
 
 
 def _column_moments(X):

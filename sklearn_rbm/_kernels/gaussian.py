@@ -11,10 +11,11 @@ RBM's conditional at ``s``, the gradients of ``W``, ``b`` and ``c`` are the
 binary RBM's with ``s`` in place of ``v``, and the centring of Melchior,
 Fischer & Wiskott (2016) carries over with offsets ``mu`` of ``s``. The chains
 here keep their visible state in ``s`` and reuse the binary kernels'
-conditionals, bias and weight steps (``gibbs.py``); what is new is drawing
-``s`` from ``p(v | h) = N(b + W^T h, sigma^2)`` and the step of the log
-variances ``z = log sigma^2`` (a parameterisation that keeps ``sigma``
-positive, as Cho et al. advise), whose energy derivative is
+conditionals, bias and weight steps (``gibbs.py``). What is new: drawing ``s``
+from ``p(v | h) = N(b + W^T h, sigma^2)``; steps of ``W`` and ``b`` scaled by
+``sigma^2`` per visible unit (see :func:`gaussian_minibatch_update`); and the
+step of the log variances ``z = log sigma^2`` (a parameterisation that keeps
+``sigma`` positive, as Cho et al. advise), whose energy derivative is
 ``-dE/dz_i = v_i^2 / (2 sigma_i^2) - s_i b_i - s_i (W^T h)_i``.
 
 Orientation and dtypes as in ``gibbs.py``: ``W`` is ``(n_hidden,
@@ -120,20 +121,23 @@ def _coupling_sums(W, product, lam, mu, sum_s, sum_h, n_rows, centred):
 
 
 @vector_jit
-def _weight_step_from_products_(
-    W, velocity, data_term, model_term, data_scale, model_scale, rate, momentum, decay
-):
+def _scaled_weight_step_(
+    W, velocity, data_term, model_term, data_scale, model_scale, column_scale,
+    rate, momentum, decay,
+):  # fmt: skip
     """In place: ``W += velocity`` with ``velocity = momentum * velocity + rate *
-    (data_scale * data_term - model_scale * model_term - decay * W)``: the weight
-    step of ``gibbs._weight_step_`` when both products are already computed."""
-    w, v = W.reshape(-1), velocity.reshape(-1)
-    d, m = data_term.reshape(-1), model_term.reshape(-1)
-    for k in range(w.size):
-        step = rate * (data_scale * d[k] - model_scale * m[k] - decay * w[k])
-        if momentum > 0.0:
-            step += momentum * v[k]
-            v[k] = step
-        w[k] += step
+    (column_scale * (data_scale * data_term - model_scale * model_term) - decay
+    * W)``, ``column_scale`` one factor per visible unit: the weight step of
+    ``gibbs._weight_step_`` when both products are already computed."""
+    n_hidden, n_visible = W.shape
+    for j in range(n_hidden):
+        for i in range(n_visible):
+            gradient = data_scale * data_term[j, i] - model_scale * model_term[j, i]
+            step = rate * (column_scale[i] * gradient - decay * W[j, i])
+            if momentum > 0.0:
+                step += momentum * velocity[j, i]
+                velocity[j, i] = step
+            W[j, i] += step
 
 
 @jit
@@ -146,6 +150,15 @@ def _log_variance_step_(log_var, gradient, rate, momentum, velocity, floor):
             step += momentum * velocity[i]
             velocity[i] = step
         log_var[i] = max(log_var[i] + step, floor)
+
+
+@jit
+def _variances(log_var, dtype_of):
+    """``(sigma^2, 1 / sigma)`` from ``z = log sigma^2``, in the dtype of
+    ``dtype_of`` (a Python float in numba promotes a float32 array)."""
+    return np.exp(log_var).astype(dtype_of.dtype), np.exp(-0.5 * log_var).astype(
+        dtype_of.dtype
+    )
 
 
 @jit
@@ -181,22 +194,32 @@ def gaussian_minibatch_update(
     ``gibbs.dcp_minibatch_update`` on the scaled data ``s = v / sigma^2``
     (see the module docstring): the same flags give CD-K, PCD, the centred
     gradient, S-DCP and CS-DCP (Upadhya & Sastry 2017, Algorithms 3-4), with
-    Gaussian visible draws. With ``log_var_rate > 0`` each (inner) step also
-    moves ``z = log sigma^2`` along ``<-dE/dz>_data - <-dE/dz>_model`` with step
+    Gaussian visible draws.
+
+    The steps of ``W`` and ``b`` are their gradients times ``sigma_i^2`` per
+    visible unit: the gradient in ``s`` carries a factor ``1 / sigma_i^2``, so
+    a plain step on a feature with a small ``sigma`` (a nearly constant one,
+    say) is orders of magnitude too large and training diverges. The Fisher
+    information of a Gaussian mean is ``1 / sigma^2``, so the scaled step is
+    the natural-gradient step for the means ``b + W^T h``; it moves them in the
+    units of ``v``, and rescaling a feature rescales its fitted parameters
+    and nothing else. With a fixed ``sigma`` the scaling is free: the weight
+    step is the binary RBM's on operands in the units of ``v``.
+
+    With ``log_var_rate > 0`` each (inner) step also moves ``z = log
+    sigma^2`` along ``<-dE/dz>_data - <-dE/dz>_model`` with step
     ``log_var_rate`` and keeps ``z >= log_var_floor``; as for the other
     parameters, S-DCP takes the data part once per mini-batch. The hidden part
     of that gradient comes from the products the weight step needs anyway
     (``_coupling_sums``), so learning ``sigma`` costs no extra matrix product:
     both products go to the scratch arrays ``data_term`` and ``model_term``
-    (shaped like ``W``) and the weights step from them. With a fixed ``sigma``
-    the weight step is the binary RBM's and ``model_term`` is not touched.
+    (shaped like ``W``) and the weights step from them.
 
     ``W, b, c, log_var, mu, lam, chain_h, vel_*`` are updated in place
     (``b``, ``c`` are the centred biases); ``V`` is only read.
     """
     learn_sigma = log_var_rate > 0.0
-    variance = np.exp(log_var)
-    inv_sigma = np.exp(-0.5 * log_var)
+    variance, inv_sigma = _variances(log_var, W)
     S = V * (inv_sigma * inv_sigma)  # a new array: V is only read
     moving_offsets = nu_mu > 0.0 or nu_lam > 0.0
     centred = moving_offsets or np.any(mu != 0.0) or np.any(lam != 0.0)
@@ -220,44 +243,50 @@ def gaussian_minibatch_update(
         if moving_offsets:
             move_offsets_(W, b, c, mu, lam, mu_batch, lam_batch, nu_mu, nu_lam)
         if inner == 0:
-            H_pos, S_pos = _centred(H_data, lam, centred), _centred(S, mu, centred)
-            if keep_data_term:
-                gemm_(1.0, H_pos.T, S_pos, 0.0, data_term)
+            # The data term, with the offsets of the first inner iteration.
+            H_pos = _centred(H_data, lam, centred)
             if learn_sigma:
+                gemm_(1.0, H_pos.T, _centred(S, mu, centred), 0.0, data_term)
                 data_energy_z = _quadratic_sums(S, b_eff, variance) - _coupling_sums(
                     W, data_term, lam, mu, sum_S_data, sum_H_data, n_data, centred
                 )
-        H_neg, S_neg = _centred(H_chain, lam, centred), _centred(S_chain, mu, centred)
+            else:
+                # Operands in the units of v, (s - mu) sigma^2: the scaled step.
+                V_pos = _centred(V, mu * variance, centred)
+                if keep_data_term:
+                    gemm_(1.0, H_pos.T, V_pos, 0.0, data_term)
+        H_neg = _centred(H_chain, lam, centred)
         sum_S_chain, sum_H_chain = _column_sum(S_chain), _column_sum(H_chain)
         if learn_sigma:
-            gemm_(1.0, H_neg.T, S_neg, 0.0, model_term)
+            gemm_(1.0, H_neg.T, _centred(S_chain, mu, centred), 0.0, model_term)
             model_energy_z = _quadratic_sums(S_chain, b_eff, variance) - _coupling_sums(
                 W, model_term, lam, mu, sum_S_chain, sum_H_chain, n_chains, centred
             )
-            _weight_step_from_products_(
+            _scaled_weight_step_(
                 W, vel_W, data_term, model_term, 1.0 / n_data, 1.0 / n_chains,
-                learning_rate, momentum, weight_decay,
+                variance, learning_rate, momentum, weight_decay,
             )  # fmt: skip
+        else:
+            V_neg = _centred(S_chain, mu, centred) * variance
+            _weight_step_(
+                W, vel_W, data_term, keep_data_term, H_pos, V_pos, H_neg, V_neg,
+                n_data, n_chains, learning_rate, momentum, weight_decay,
+            )  # fmt: skip
+        step = (1.0 / n_data, 1.0 / n_chains, learning_rate, momentum)
+        _bias_step_(b, sum_S_data * variance, sum_S_chain * variance, *step, vel_b)
+        _bias_step_(c, sum_H_data, sum_H_chain, *step, vel_c)
+        if learn_sigma:
             gradient = data_energy_z / n_data - model_energy_z / n_chains
             _log_variance_step_(
                 log_var, gradient, log_var_rate, momentum, vel_z, log_var_floor
             )
-        else:
-            _weight_step_(
-                W, vel_W, data_term, keep_data_term, H_pos, S_pos, H_neg, S_neg,
-                n_data, n_chains, learning_rate, momentum, weight_decay,
-            )  # fmt: skip
-        step = (1.0 / n_data, 1.0 / n_chains, learning_rate, momentum)
-        _bias_step_(b, sum_S_data, sum_S_chain, *step, vel_b)
-        _bias_step_(c, sum_H_data, sum_H_chain, *step, vel_c)
+            # The chain keeps its v; its scaled state follows the new sigma.
+            new_variance, inv_sigma = _variances(log_var, W)
+            S_chain = S_chain * (variance / new_variance)
+            variance = new_variance
         if centred:
             b_eff = b - np.dot(lam, W)
             c_eff = c - np.dot(W, mu)
-        if learn_sigma:
-            # The chain keeps its v; its scaled state follows the new sigma.
-            S_chain *= (variance * np.exp(-log_var)).astype(W.dtype)
-            variance = np.exp(log_var)
-            inv_sigma = np.exp(-0.5 * log_var)
 
     if persistent:
         chain_h[:] = sample_bernoulli(H_chain, rng)

@@ -1,0 +1,234 @@
+"""GaussianBernoulliRBM: speed against the matrix-product floor, and held-out
+density on digits against scikit-learn's GaussianMixture.
+
+``python benchmarks/bench_gaussian.py`` prints, from one run,
+
+(a) one epoch of PCD-1 (500 hidden units, batch 100, 784 standardised pixels,
+    5,000 Fashion-MNIST images; the MNIST subset or random data when it is
+    absent) with ``sigma`` learned and fixed, in float64 and float32, against
+    the floor of the five matrix products a PCD-1 mini-batch needs (timed in
+    numpy; the floor of ``bench_dcp.py``), for a whole ``fit`` of one epoch and
+    for the marginal epoch of a longer fit; and ``DCPBernoulliRBM``'s epoch on
+    the same images scaled to [0, 1], for reference;
+(b) with ``--density``: the held-out log-density (nats per image) of the 8x8
+    digits as grey levels, dequantised (uniform noise in [0, 1) added to the
+    17 levels) and standardised, 70/30 split, for Gaussian mixtures and for
+    RBMs of several sizes (exact log-likelihood up to 20 hidden units, AIS
+    with its band beyond). Each RBM is trained on 90% of the training part;
+    the other 10%, scored every 50 epochs, chooses the epoch. About half an
+    hour on two cores.
+
+``--quick`` makes a smoke-sized run; ``--blas-threads 1`` gives steadier
+ratios on a shared machine (see ``bench_dcp.py``).
+"""
+
+import argparse
+import copy
+import os
+import sys
+import time
+
+import numpy as np
+from sklearn.datasets import load_digits
+from sklearn.mixture import GaussianMixture
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
+
+from sklearn_rbm import DCPBernoulliRBM, GaussianBernoulliRBM
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_dcp import best_of, pcd_floor  # noqa: E402
+
+
+def load_images():
+    """5,000 grey-level images in [0, 1] and their standardised version."""
+    try:
+        from sklearn_rbm.datasets import load_fashion_mnist
+
+        X = load_fashion_mnist("train")[0][:5000]
+        name = "Fashion-MNIST"
+    except FileNotFoundError:
+        try:
+            from sklearn_rbm.datasets import load_mnist_subset
+
+            X, name = load_mnist_subset()[0], "MNIST subset"
+        except ImportError:
+            X, name = np.random.default_rng(0).random((5000, 784)), "random"
+    return X, StandardScaler().fit_transform(X), name
+
+
+# ------------------------------------------------------------------- speed
+def _fit(estimator, X):
+    return lambda: estimator.fit(X)
+
+
+def bench_pcd(unit_scaled, standardised, repeat):
+    settings = dict(
+        n_components=500, solver="pcd", batch_size=100, n_iter=1, random_state=0
+    )
+    rows = []
+    for dtype in (np.float64, np.float32):
+        X = standardised.astype(dtype)
+        name = np.dtype(dtype).name
+        floor = best_of(pcd_floor(X, 500, 100), repeat)
+        for sigma in ("learn", 1.0):
+            label = f"PCD-1 epoch, {name}, sigma={sigma}"
+            one = best_of(
+                _fit(
+                    GaussianBernoulliRBM(learning_rate=0.001, sigma=sigma, **settings),
+                    X,
+                ),
+                repeat,
+            )
+            three = best_of(
+                _fit(
+                    GaussianBernoulliRBM(
+                        learning_rate=0.001, sigma=sigma, **{**settings, "n_iter": 3}
+                    ),
+                    X,
+                ),
+                repeat,
+            )
+            rows.append((label, one, "5-GEMM floor (numpy)", floor))
+            rows.append(
+                (f"{label} (marginal)", (three - one) / 2, "5-GEMM floor", floor)
+            )
+        binary = best_of(
+            _fit(
+                DCPBernoulliRBM(learning_rate=0.05, **settings),
+                unit_scaled.astype(dtype),
+            ),
+            repeat,
+        )
+        rows.append(
+            (f"DCPBernoulliRBM PCD-1 epoch, {name}", binary, "5-GEMM floor", floor)
+        )
+    return rows
+
+
+def print_speed(rows):
+    print(
+        f"{'task':44s} {'ours (s)':>9s}  {'peer':22s} {'peer (s)':>9s} "
+        f"{'ours/peer':>9s}"
+    )
+    for task, ours, peer_name, peer in rows:
+        print(f"{task:44s} {ours:9.3f}  {peer_name:22s} {peer:9.3f} {ours / peer:9.2f}")
+
+
+# ----------------------------------------------------------------- density
+def dequantised_digits(seed=0):
+    """Digits grey levels plus uniform noise, standardised, 70/30 split."""
+    X = load_digits().data
+    X = X + np.random.default_rng(seed).random(X.shape)
+    X_train, X_test = train_test_split(X, test_size=0.3, random_state=0)
+    scaler = StandardScaler().fit(X_train)
+    return scaler.transform(X_train), scaler.transform(X_test)
+
+
+def mixture_rows(X_train, X_test, quick):
+    rows = []
+    for covariance, sizes in (("full", (1, 2, 3, 4, 6, 8)), ("diag", (1, 20, 33, 50))):
+        for k in sizes[:2] if quick else sizes:
+            start = time.perf_counter()
+            scores = [
+                GaussianMixture(k, covariance_type=covariance, max_iter=500,
+                                random_state=seed).fit(X_train).score(X_test)
+                for seed in range(3)
+            ]  # fmt: skip
+            rows.append((
+                f"GaussianMixture {covariance}, {k} component(s)",
+                np.mean(scores), f"mean of 3 seeds (sd {np.std(scores):.2f})",
+                time.perf_counter() - start,
+            ))  # fmt: skip
+    return rows
+
+
+# Equal cost per mini-batch: CD-25 and CS-DCP with d = 3 inner steps of K' = 8
+# (Upadhya & Sastry's comparison of CD-K with d * K' = K).
+RBM_SETTINGS = {
+    "CD-25": dict(solver="cd", n_gibbs_steps=25, learning_rate=0.01),
+    "CS-DCP (3 x 8)": dict(
+        solver="csdcp", n_gibbs_steps=8, n_inner_steps=3, learning_rate=0.003
+    ),
+}
+
+
+def train_with_validation(rbm, X_train, n_epochs, every, seed=0):
+    """``partial_fit`` epochs on 90% of ``X_train``; every ``every`` epochs the
+    other 10% is scored (AIS beyond 20 hidden units) and the best model kept."""
+    order = np.random.default_rng(seed).permutation(len(X_train))
+    n_val = len(X_train) // 10
+    X_fit, X_val = X_train[order[n_val:]], X_train[order[:n_val]]
+    best, best_score, best_epoch = None, -np.inf, 0
+    for epoch in range(1, n_epochs + 1):
+        rbm.partial_fit(X_fit)
+        if epoch % every == 0:
+            score = rbm.score(X_val)
+            if score > best_score:
+                best, best_score, best_epoch = copy.deepcopy(rbm), score, epoch
+    return best, best_epoch
+
+
+def rbm_rows(X_train, X_test, quick):
+    rows = []
+    sizes = (16, 64) if quick else (16, 20, 64, 128, 256)
+    for n_components in sizes:
+        for name, settings in RBM_SETTINGS.items():
+            start = time.perf_counter()
+            rbm = GaussianBernoulliRBM(
+                n_components=n_components, batch_size=20, ais_betas=1000,
+                random_state=0, **settings,
+            )  # fmt: skip
+            rbm, epoch = train_with_validation(
+                rbm, X_train, n_epochs=20 if quick else 800, every=10 if quick else 50
+            )
+            fit_seconds = time.perf_counter() - start
+            rbm.set_params(ais_betas=1000 if quick else 10_000)
+            score = rbm.score(X_test)
+            estimate = rbm.log_partition_
+            band = (
+                "exact"
+                if estimate.method == "exact"
+                else f"AIS, band [{score + estimate.log_z - estimate.upper:.2f}, "
+                f"{score + estimate.log_z - estimate.lower:.2f}]"
+            )
+            rows.append((
+                f"GaussianBernoulliRBM {n_components:3d} hidden, {name}",
+                score, f"epoch {epoch}, {band}", fit_seconds,
+            ))  # fmt: skip
+    return rows
+
+
+def print_density(rows):
+    print(f"\n{'model':46s} {'held-out nats/image':>20s}  {'note':46s} {'s':>6s}")
+    for model, score, note, seconds in rows:
+        print(f"{model:46s} {score:20.2f}  {note:46s} {seconds:6.0f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke-sized run")
+    parser.add_argument("--density", action="store_true", help="the digits table")
+    parser.add_argument(
+        "--blas-threads", type=int, default=None, help="BLAS threads (default: all)"
+    )
+    args = parser.parse_args()
+    with threadpool_limits(args.blas_threads, user_api="blas"):
+        if args.density:
+            X_train, X_test = dequantised_digits()
+            print_density(
+                mixture_rows(X_train, X_test, args.quick)
+                + rbm_rows(X_train, X_test, args.quick)
+            )
+        else:
+            unit_scaled, standardised, name = load_images()
+            if args.quick:
+                unit_scaled, standardised = unit_scaled[:1000], standardised[:1000]
+            n_images, n_pixels = standardised.shape
+            print(f"{name}: {n_images} images of {n_pixels} pixels")
+            print_speed(bench_pcd(unit_scaled, standardised, 1 if args.quick else 3))
+
+
+if __name__ == "__main__":
+    main()
