@@ -124,8 +124,10 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         n_components`` stays below about 1.
     sigma : 'learn', float or array-like of shape (n_features,), default='learn'
         Standard deviations of the visible units: ``'learn'`` starts them at
-        the training data's and learns them; a positive value (or one per
-        feature) fixes them.
+        the training data's and learns them (the better density model); a
+        positive value (or one per feature) fixes them. On standardised data
+        ``sigma=1.0`` gave the better features for a classifier (see the
+        User Guide).
     learning_rate : float, default=0.01
         Step size of ``W``, ``b`` and ``c``.
     sigma_learning_rate_factor : float, default=0.1

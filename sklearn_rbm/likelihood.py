@@ -405,11 +405,12 @@ def _check_scales(values, n_visible, name, dtype):
             f"{name} must be a scalar or have shape ({n_visible},) (one value per "
             f"visible unit), got shape {values.shape}."
         )
-    if not np.all(np.isfinite(values) & (values > 0)):
+    bad = ~(np.isfinite(values) & (values > 0))
+    if np.any(bad):
         raise ValueError(
-            f"{name} must be positive and finite, got {values[~(values > 0)][:3]} "
-            "among its values. Standard deviations are positive: standardise "
-            "the data or floor them."
+            f"{name} must be positive and finite, got {values[bad][:3]} among "
+            "its values. Standard deviations are positive: standardise the "
+            "data or floor them."
         )
     return np.ascontiguousarray(values)
 

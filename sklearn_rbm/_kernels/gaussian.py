@@ -100,44 +100,48 @@ def _quadratic_sums(S, b, variance):
 
 
 @jit
-def _coupling_sums(W, product, lam, mu, sum_s, sum_h, n_rows, centred):
-    """``sum_r s_ri (W^T h_r)_i`` for each column ``i`` (float64), from the
-    product ``(H - lam)^T (S - mu)`` the weight step uses.
-
-    Uncentred, the sum is ``sum_j W_ji (H^T S)_ji``; with offsets,
-    ``H^T S = product + lam sum_s^T + sum_h mu^T - n lam mu^T`` (expand the
-    product), which adds three vector terms instead of a matrix product.
-    """
-    out = np.zeros(W.shape[1])
-    for j in range(W.shape[0]):
-        for i in range(W.shape[1]):
-            out[i] += W[j, i] * product[j, i]
-    if centred:
-        lam_W = np.dot(lam, W).astype(np.float64)
-        sum_h_W = np.dot(sum_h.astype(W.dtype), W).astype(np.float64)
-        mu64 = mu.astype(np.float64)
-        out += sum_s * lam_W + mu64 * sum_h_W - n_rows * mu64 * lam_W
-    return out
+def _offset_corrections(W, lam, mu, sum_s, sum_h, n_rows, centred):
+    """What turns ``sum_j W_ji product_ji``, with ``product = (H - lam)^T (S -
+    mu)``, into ``sum_r s_ri (W^T h_r)_i``: expanding the product,
+    ``H^T S = product + lam sum_s^T + sum_h mu^T - n lam mu^T``, three vector
+    terms instead of a matrix product (zero when uncentred)."""
+    if not centred:
+        return np.zeros(W.shape[1])
+    lam_W = np.dot(lam, W).astype(np.float64)
+    sum_h_W = np.dot(sum_h.astype(W.dtype), W).astype(np.float64)
+    mu64 = mu.astype(np.float64)
+    return sum_s * lam_W + mu64 * sum_h_W - n_rows * mu64 * lam_W
 
 
 @vector_jit
 def _scaled_weight_step_(
     W, velocity, data_term, model_term, data_scale, model_scale, column_scale,
-    rate, momentum, decay,
+    rate, momentum, decay, data_dots, model_dots, with_data_dots,
 ):  # fmt: skip
     """In place: ``W += velocity`` with ``velocity = momentum * velocity + rate *
     (column_scale * (data_scale * data_term - model_scale * model_term) - decay
     * W)``, ``column_scale`` one factor per visible unit: the weight step of
-    ``gibbs._weight_step_`` when both products are already computed."""
+    ``gibbs._weight_step_`` when both products are already computed.
+
+    The same pass adds ``sum_j W_ji model_term_ji`` (``W`` before the step) to
+    ``model_dots`` and, with ``with_data_dots``, ``sum_j W_ji data_term_ji`` to
+    ``data_dots``: the hidden parts of the log-variance gradient, read while
+    the weights are in cache.
+    """
     n_hidden, n_visible = W.shape
     for j in range(n_hidden):
         for i in range(n_visible):
-            gradient = data_scale * data_term[j, i] - model_scale * model_term[j, i]
-            step = rate * (column_scale[i] * gradient - decay * W[j, i])
+            w, data, model = W[j, i], data_term[j, i], model_term[j, i]
+            model_dots[i] += w * model
+            if with_data_dots:
+                data_dots[i] += w * data
+            step = rate * (
+                column_scale[i] * (data_scale * data - model_scale * model) - decay * w
+            )
             if momentum > 0.0:
                 step += momentum * velocity[j, i]
                 velocity[j, i] = step
-            W[j, i] += step
+            W[j, i] = w + step
 
 
 @jit
@@ -210,10 +214,11 @@ def gaussian_minibatch_update(
     sigma^2`` along ``<-dE/dz>_data - <-dE/dz>_model`` with step
     ``log_var_rate`` and keeps ``z >= log_var_floor``; as for the other
     parameters, S-DCP takes the data part once per mini-batch. The hidden part
-    of that gradient comes from the products the weight step needs anyway
-    (``_coupling_sums``), so learning ``sigma`` costs no extra matrix product:
-    both products go to the scratch arrays ``data_term`` and ``model_term``
-    (shaped like ``W``) and the weights step from them.
+    of that gradient, ``sum_r s_ri (W^T h_r)_i``, is ``sum_j W_ji (H^T S)_ji``:
+    it comes from the products the weight step needs anyway, so learning
+    ``sigma`` costs no extra matrix product. Both products go to the scratch
+    arrays ``data_term`` and ``model_term`` (shaped like ``W``), and one pass
+    over them steps the weights and sums them against ``W``.
 
     ``W, b, c, log_var, mu, lam, chain_h, vel_*`` are updated in place
     (``b``, ``c`` are the centred biases); ``V`` is only read.
@@ -247,8 +252,9 @@ def gaussian_minibatch_update(
             H_pos = _centred(H_data, lam, centred)
             if learn_sigma:
                 gemm_(1.0, H_pos.T, _centred(S, mu, centred), 0.0, data_term)
-                data_energy_z = _quadratic_sums(S, b_eff, variance) - _coupling_sums(
-                    W, data_term, lam, mu, sum_S_data, sum_H_data, n_data, centred
+                data_energy_z = _quadratic_sums(S, b_eff, variance)
+                data_energy_z -= _offset_corrections(
+                    W, lam, mu, sum_S_data, sum_H_data, n_data, centred
                 )
             else:
                 # Operands in the units of v, (s - mu) sigma^2: the scaled step.
@@ -259,13 +265,21 @@ def gaussian_minibatch_update(
         sum_S_chain, sum_H_chain = _column_sum(S_chain), _column_sum(H_chain)
         if learn_sigma:
             gemm_(1.0, H_neg.T, _centred(S_chain, mu, centred), 0.0, model_term)
-            model_energy_z = _quadratic_sums(S_chain, b_eff, variance) - _coupling_sums(
-                W, model_term, lam, mu, sum_S_chain, sum_H_chain, n_chains, centred
+            model_energy_z = _quadratic_sums(S_chain, b_eff, variance)
+            model_energy_z -= _offset_corrections(
+                W, lam, mu, sum_S_chain, sum_H_chain, n_chains, centred
             )
+            # The data part of -dE/dz is taken at the mini-batch's parameters
+            # (the first inner iteration), as for every data term of S-DCP.
+            data_dots, model_dots = np.zeros(V.shape[1]), np.zeros(V.shape[1])
             _scaled_weight_step_(
                 W, vel_W, data_term, model_term, 1.0 / n_data, 1.0 / n_chains,
-                variance, learning_rate, momentum, weight_decay,
+                variance, learning_rate, momentum, weight_decay, data_dots,
+                model_dots, inner == 0,
             )  # fmt: skip
+            if inner == 0:
+                data_energy_z -= data_dots
+            model_energy_z -= model_dots
         else:
             V_neg = _centred(S_chain, mu, centred) * variance
             _weight_step_(
