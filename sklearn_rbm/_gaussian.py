@@ -335,7 +335,7 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         if np.any(bad):
             raise ValueError(
                 f"sigma must be positive and finite; feature "
-                f"{int(np.flatnonzero(bad)[0])} has sigma={sigma[bad][0]!r}. "
+                f"{int(np.flatnonzero(bad)[0])} has sigma={float(sigma[bad][0])!r}. "
                 "Pass positive standard deviations, or sigma='learn'."
             )
         return sigma.astype(dtype)

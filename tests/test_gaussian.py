@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import expit, logsumexp
 from sklearn.datasets import load_digits
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
@@ -399,16 +399,28 @@ def test_every_solver_beats_independent_gaussians_on_held_out_digits(solver, dig
 
 
 def test_features_in_a_pipeline_on_digits(digits):
+    """The smoke-sized version of the Fashion-MNIST comparison: on 8x8 digits
+    100 hidden units are about as good a classifier input as the 64 pixels
+    themselves (measured: 0.950 and 0.954; on Fashion-MNIST the RBM is ahead,
+    see the user guide)."""
     X_train, X_test, y_train, y_test = digits
-    pipe = make_pipeline(
-        StandardScaler(),
-        GaussianBernoulliRBM(
-            n_components=100, learning_rate=0.01, batch_size=10, n_iter=5,
-            random_state=0,
-        ),
-        LogisticRegression(max_iter=2000),
-    ).fit(X_train, y_train)  # fmt: skip
-    assert pipe.score(X_test, y_test) > 0.9
+
+    def classifier():
+        return LogisticRegression(C=10, max_iter=200)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        raw = classifier().fit(X_train, y_train).score(X_test, y_test)
+        pipe = make_pipeline(
+            StandardScaler(),
+            GaussianBernoulliRBM(
+                n_components=100, solver="cg", learning_rate=0.01, batch_size=10,
+                n_iter=10, random_state=0,
+            ),
+            classifier(),
+        ).fit(X_train, y_train)  # fmt: skip
+    accuracy = pipe.score(X_test, y_test)
+    assert accuracy > raw - 0.015 and accuracy > 0.93
 
 
 def test_fixed_sigma_stays_fixed_and_learned_sigma_moves(digits):
@@ -571,7 +583,7 @@ def test_non_positive_or_misshapen_sigma_is_rejected(sigma, error, message, digi
 def test_exact_score_on_a_model_too_large_to_enumerate(digits):
     rbm = GaussianBernoulliRBM(n_components=35, n_iter=0, score_method="exact")
     rbm.fit(digits[0][:50])
-    with pytest.raises(ValueError, match="2 \\*\\* 35 states.*Use gaussian_log"):
+    with pytest.raises(ValueError, match="2 \\*\\* 35 states.*Use score_method='ais'"):
         rbm.score(digits[0][:5])
 
 
