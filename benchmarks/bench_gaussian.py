@@ -219,6 +219,9 @@ def main():
     parser.add_argument("--quick", action="store_true", help="a smoke-sized run")
     parser.add_argument("--density", action="store_true", help="the digits table")
     parser.add_argument(
+        "--repeat", type=int, default=3, help="timing rounds (default: 3)"
+    )
+    parser.add_argument(
         "--blas-threads", type=int, default=None, help="BLAS threads (default: all)"
     )
     args = parser.parse_args()
@@ -235,7 +238,9 @@ def main():
                 unit_scaled, standardised = unit_scaled[:1000], standardised[:1000]
             n_images, n_pixels = standardised.shape
             print(f"{name}: {n_images} images of {n_pixels} pixels")
-            print_speed(bench_pcd(unit_scaled, standardised, 1 if args.quick else 3))
+            print_speed(
+                bench_pcd(unit_scaled, standardised, 1 if args.quick else args.repeat)
+            )
 
 
 if __name__ == "__main__":

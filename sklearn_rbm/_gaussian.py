@@ -19,7 +19,7 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import validate_data
 
 from ._dcp import _SOLVERS as _BINARY_SOLVERS
-from ._dcp import DCPBernoulliRBM, _dense, resolve_solver
+from ._dcp import DCPBernoulliRBM, _dcp_step, _dense, resolve_solver
 from ._engine import Criterion, EpochTrainingMixin
 from ._gaussian_base import FLOAT_DTYPES, BaseGaussianRBM
 from ._kernels.gaussian import gaussian_minibatch_update
@@ -74,10 +74,13 @@ def _gaussian_step(rbm, settings):
     return step
 
 
-# The five solvers of DCPBernoulliRBM, same flags, with the Gaussian step.
+# The solvers of DCPBernoulliRBM that run its DCP update, same flags, with
+# the Gaussian update as their step. A solver with a step of its own needs a
+# Gaussian entry of its own here.
 _SOLVERS = {
     name: replace(spec, make_step=_gaussian_step)
     for name, spec in _BINARY_SOLVERS.items()
+    if spec.make_step is _dcp_step
 }
 
 # The arrays that define the training state (restored after divergence and

@@ -237,7 +237,7 @@ def gaussian_minibatch_update(
     lam_batch = (sum_H_data / n_data).astype(W.dtype)
     H_start = chain_h if persistent else sample_bernoulli(H_data, rng)
     S_chain = S  # replaced by the first inner iteration; never written to
-    keep_data_term = n_inner > 1 or learn_sigma
+    keep_data_term = n_inner > 1  # S-DCP reuses its data term
     data_energy_z = np.zeros(V.shape[1])
     for inner in range(n_inner):
         if inner > 0:
