@@ -16,12 +16,13 @@ Protocol (per random_state r):
 The estimator's own ``validation_fraction`` splits *rows*, which with K
 corruptions per image would put corruptions of the same clean image on both
 sides; the held-out images are used instead. ``HeldOut`` below passes them
-the way this script did when the committed results were produced, before
-``fit`` took ``X_val``/``Y_val``: it overrides a private method and draws the
-one permutation a row split draws, so that the random stream, and every
-number in ``exp_crbm_augmented_results.jsonl``, is reproduced bit for bit.
-New code should call ``fit(X, Y, X_val=..., Y_val=...)``, which draws no
-permutation (and so gives other, equally valid, initial weights).
+through ``fit(X, Y, X_val=..., Y_val=...)`` and, to reproduce the committed
+results (produced before ``fit`` took held-out data, by a row split that drew
+one permutation), draws that one permutation before the initial weights, so
+that the random stream, and every number in
+``exp_crbm_augmented_results.jsonl``, is reproduced bit for bit. New code
+should call ``fit(X, Y, X_val=..., Y_val=...)`` as it is (other, equally
+valid, initial weights).
 
 One JSON line per (seed, task, method) on stdout.
 
@@ -35,22 +36,23 @@ import time
 
 import numpy as np
 
-from sklearn_rbm._conditional import ConditionalRBMRegressor
+from sklearn_rbm import ConditionalRBMRegressor
 from sklearn_rbm.datasets import flip_pixels, load_binary_digits, occlude_patches
 
 PATIENCE = 5
 
 
 class HeldOut(ConditionalRBMRegressor):
-    """Early stopping on given validation pairs (whole held-out images)."""
+    """``fit`` with held-out images, drawing the permutation that the row
+    split of the original runs drew (the random stream of the results)."""
 
-    def set_validation(self, X_val, Y_val):
-        self._val = (X_val, Y_val)
-        return self
+    def fit(self, X, Y, **held_out):
+        self._n_fit_rows = len(X)
+        return super().fit(X, Y, **held_out)
 
-    def _split_validation(self, X, Y, validation, rs):
-        rs.permutation(X.shape[0])  # keep the random stream as in the original
-        return X, Y, np.asarray(self._val[0], float), np.asarray(self._val[1], float)
+    def _initialise(self, n_features, n_outputs, rs):
+        rs.permutation(self._n_fit_rows)
+        super()._initialise(n_features, n_outputs, rs)
 
 
 def corrupt(Y, task, k, seed):
@@ -108,10 +110,11 @@ def main():
                     m = HeldOut(
                         learning_rate=rate, batch_size=batch_size, early_stopping=True,
                         n_iter_no_change=PATIENCE, random_state=seed, **spec,
-                    ).set_validation(Xv, Yv).fit(Xf, Yf)  # fmt: skip
+                    ).fit(Xf, Yf, X_val=Xv, Y_val=Yv)  # fmt: skip
+                    errors = m.history_["validation_error"]
                     log.append(
-                        (rate, m.best_validation_error_, m.n_iter_,
-                         len(m.validation_errors_), time.perf_counter() - t1)
+                        (rate, m.best_validation_error_, 1 + int(np.argmin(errors)),
+                         len(errors), time.perf_counter() - t1)
                     )  # fmt: skip
                     if (
                         best is None

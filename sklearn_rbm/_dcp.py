@@ -177,10 +177,13 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         ``logit`` of the clipped training-data mean: the AIS base model.
     n_iter_ : int
         Epochs run.
-    validation_scores_ : list of float or None
-        Held-out mean log-likelihood after each epoch, when early stopping.
+    history_ : dict of ndarray
+        One entry per epoch (``partial_fit`` adds one per call): ``'epoch'``,
+        ``'seconds'`` and, with held-out data, ``'validation_log_likelihood'``
+        (the mean held-out log-likelihood, computed as ``score`` computes it);
+        ``verbose`` adds the training log-likelihood.
     best_validation_score_ : float or None
-        Best of ``validation_scores_``.
+        Best held-out mean log-likelihood, when there are held-out data.
     random_state_ : RandomState
         Stream used by :meth:`gibbs`.
     n_features_in_ : int

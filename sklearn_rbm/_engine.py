@@ -8,9 +8,9 @@ trains by epochs over mini-batches.
 2. asks the estimator whether the model diverged; if so it restores the state
    from the start of the epoch and raises ``FloatingPointError`` with the
    estimator's diagnosis and advice;
-3. counts and times the epoch, scores the held-out data (early stopping's
-   criterion) and whatever the estimator monitors, records it all in
-   ``history_`` and prints it when ``verbose``;
+3. counts and times the epoch, scores the held-out data when there are any
+   (early stopping's criterion), adds the estimator's own figures, records it
+   all in ``history_`` and prints it when ``verbose``;
 4. keeps the best state seen and stops after ``n_iter_no_change`` epochs
    without an improvement of more than ``tol`` (:class:`EarlyStopping`).
 
@@ -28,9 +28,10 @@ step and its state, as scikit-learn's ``BaseMixture`` subclasses supply
   to do (see :mod:`sklearn_rbm._divergence` for the binary RBMs' test);
 * ``_validation_score(validation)``: the early-stopping criterion on the
   held-out arrays, named by the class attribute ``_criterion``;
-* optionally ``_begin_epoch(epoch)``, ``_end_epoch()`` and
-  ``_monitor(train, validation)`` (extra figures for the history and the
-  progress line, computed only when ``verbose`` asks for them).
+* optionally ``_begin_epoch(epoch)``, ``_end_epoch()``, ``_epoch_figures()``
+  (cheap figures recorded every epoch, e.g. the fraction of rows on which
+  inference converged) and ``_monitor(train, validation)`` (figures that cost
+  work, computed only when ``verbose`` asks for them).
 """
 
 import time
@@ -162,8 +163,12 @@ class EpochTrainingMixin:
     def _end_epoch(self):
         """Called after the updates of an epoch, before it is checked."""
 
+    def _epoch_figures(self):
+        """Cheap figures of the epoch, recorded in ``history_`` every epoch."""
+        return {}
+
     def _monitor(self, train, validation):
-        """Figures to record and print for this epoch (when ``verbose``)."""
+        """Figures that cost work, recorded and printed when ``verbose``."""
         return {}
 
     # -------------------------------------------------------------- loop
@@ -201,11 +206,11 @@ class EpochTrainingMixin:
             self._end_epoch()
             self._check_divergence(epoch, saved)
             self.n_iter_ = epoch
-            figures = {}
-            if validation is not None and (early_stopping or self.verbose):
-                figures[criterion.name] = self._validation_score(validation)
+            figures = self._epoch_figures()
             if self.verbose:
                 figures.update(self._monitor(train, validation))
+            if validation is not None:
+                figures[criterion.name] = self._validation_score(validation)
             seconds = time.perf_counter() - start
             self._history.append({"epoch": epoch, "seconds": seconds, **figures})
             stop = False

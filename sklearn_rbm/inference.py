@@ -27,6 +27,7 @@ from scipy.special import expit, logsumexp, xlogy
 
 from ._kernels import bp as _bp
 from ._kernels.partition import log_partition_enumerate
+from .likelihood import MAX_EXACT_UNITS, check_enumerable
 
 __all__ = [
     "InferenceResult",
@@ -36,7 +37,6 @@ __all__ = [
     "exact_marginals",
     "exact_log_partition",
     "bethe_log_partition",
-    "MAX_EXACT_INFERENCE_UNITS",
 ]
 
 _PRODUCTS = {
@@ -44,10 +44,6 @@ _PRODUCTS = {
     "mixed": _bp.MIXED_PRODUCT,
     "max": _bp.MAX_PRODUCT,
 }
-
-#: Largest smaller layer that :func:`exact_marginals` and
-#: :func:`exact_log_partition` enumerate (2 ** 20 states per model).
-MAX_EXACT_INFERENCE_UNITS = 20
 
 # States per chunk of the vectorised enumeration in exact_marginals.
 _CHUNK = 4096
@@ -353,14 +349,14 @@ def mean_field(
 
 
 def _check_enumerable(W):
-    smaller = min(W.shape)
-    if smaller > MAX_EXACT_INFERENCE_UNITS:
-        raise ValueError(
-            f"Exact inference enumerates 2 ** {smaller} states of the smaller "
-            f"layer of a {W.shape[1]}-visible, {W.shape[0]}-hidden model; it "
-            f"is limited to {MAX_EXACT_INFERENCE_UNITS} units. Use "
-            "belief_propagation or mean_field."
-        )
+    # One enumeration per model of the batch: the per-row limit.
+    check_enumerable(
+        min(W.shape),
+        f"Exact inference on a model with {W.shape[1]} visible and "
+        f"{W.shape[0]} hidden units",
+        limit=MAX_EXACT_UNITS,
+        instead="belief_propagation or mean_field",
+    )
 
 
 def _states(n_units, start, stop):
@@ -404,7 +400,7 @@ def exact_marginals(components, visible_bias, hidden_bias):
     """Exact singleton and pairwise marginals and ``log Z`` by enumeration.
 
     Enumerates the ``2 ** k`` states of the smaller layer (``k`` at most
-    ``MAX_EXACT_INFERENCE_UNITS``) and sums the other out analytically; a
+    ``likelihood.MAX_EXACT_UNITS``) and sums the other out analytically; a
     batch of biases is handled one model at a time. Meant for tiny models:
     tests, and exact scores of conditional RBMs with few outputs.
 
@@ -429,6 +425,14 @@ def exact_marginals(components, visible_bias, hidden_bias):
     """
     W, B1, B2, batched = _check_model(components, visible_bias, hidden_bias)
     _check_enumerable(W)
+    marginals = _exact_marginals(W, B1, B2)
+    if batched:
+        return marginals
+    return ExactMarginals(*(m[0] for m in marginals[:3]), float(marginals[3][0]))
+
+
+def _exact_marginals(W, B1, B2):
+    """:func:`exact_marginals` of checked float64 arrays, always batched."""
     n_samples = B1.shape[0]
     visible, hidden = np.empty(B1.shape), np.empty(B2.shape)
     pairwise, log_z = np.empty((n_samples,) + W.shape), np.empty(n_samples)
@@ -442,9 +446,7 @@ def exact_marginals(components, visible_bias, hidden_bias):
                 np.ascontiguousarray(W.T), B2[s], B1[s]
             )
             pairwise[s] = vh.T
-    if batched:
-        return ExactMarginals(visible, hidden, pairwise, log_z)
-    return ExactMarginals(visible[0], hidden[0], pairwise[0], float(log_z[0]))
+    return ExactMarginals(visible, hidden, pairwise, log_z)
 
 
 def exact_log_partition(components, visible_bias, hidden_bias):
@@ -473,13 +475,18 @@ def exact_log_partition(components, visible_bias, hidden_bias):
     """
     W, B1, B2, batched = _check_model(components, visible_bias, hidden_bias)
     _check_enumerable(W)
+    log_z = _exact_log_partition(W, B1, B2)
+    return log_z if batched else float(log_z[0])
+
+
+def _exact_log_partition(W, B1, B2):
+    """:func:`exact_log_partition` of checked float64 arrays, always batched."""
     if W.shape[0] <= W.shape[1]:
         log_z = [log_partition_enumerate(W, b, c) for b, c in zip(B1, B2, strict=True)]
     else:
         WT = np.ascontiguousarray(W.T)
         log_z = [log_partition_enumerate(WT, c, b) for b, c in zip(B1, B2, strict=True)]
-    log_z = np.asarray(log_z, dtype=np.float64)
-    return log_z if batched else float(log_z[0])
+    return np.asarray(log_z, dtype=np.float64)
 
 
 def _entropy(p):
@@ -524,11 +531,17 @@ def bethe_log_partition(
     True
     """
     W, B1, B2, batched = _check_model(components, visible_bias, hidden_bias)
-    result = belief_propagation(
-        W, B1, B2, max_iter=max_iter, tol=tol, damping=damping, pairwise=True
+    max_iter, tol, damping = _check_iteration(max_iter, tol, damping)
+    log_z = _bethe_log_partition(W, B1, B2, max_iter, tol, damping)
+    return log_z if batched else float(log_z[0])
+
+
+def _bethe_log_partition(W, B1, B2, max_iter, tol, damping):
+    """:func:`bethe_log_partition` of checked float64 arrays, always batched."""
+    tv, th, both, _, _ = _bp.belief_propagation(
+        W, B1, B2, _bp.SUM_PRODUCT, max_iter, tol, damping, True
     )
     n_hidden, n_visible = W.shape
-    tv, th, both = result.visible, result.hidden, result.pairwise
     tv3, th3 = tv[:, None, :], th[:, :, None]
     # The four edge probabilities from the free beliefs (Sec. 5.2); clipped at
     # 0 against rounding in the differences.
@@ -540,5 +553,4 @@ def bethe_log_partition(
         - (n_hidden - 1) * _entropy(tv).sum(axis=1)
         - (n_visible - 1) * _entropy(th).sum(axis=1)
     )
-    log_z = energy + entropy
-    return log_z if batched else float(log_z[0])
+    return energy + entropy
