@@ -23,8 +23,8 @@ from functools import partial
 import numpy as np
 from scipy.special import expit
 
-from sklearn_rbm._dcp import DCPBernoulliRBM
-from sklearn_rbm._frank_wolfe import FrankWolfeRBM, _SubProblem
+from sklearn_rbm import DCPBernoulliRBM, FrankWolfeRBM
+from sklearn_rbm._frank_wolfe_growth import _SubProblem
 from sklearn_rbm.datasets import load_mnist_subset
 
 FW_SETTINGS = dict(

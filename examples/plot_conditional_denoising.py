@@ -44,7 +44,7 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 
-from sklearn_rbm._conditional import ConditionalRBMRegressor
+from sklearn_rbm import ConditionalRBMRegressor
 from sklearn_rbm.datasets import (
     flip_pixels,
     load_binary_digits,

@@ -25,8 +25,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
-from sklearn_rbm._dcp import DCPBernoulliRBM
-from sklearn_rbm._frank_wolfe import FrankWolfeRBM
+from sklearn_rbm import DCPBernoulliRBM, FrankWolfeRBM
 from sklearn_rbm.datasets import load_binary_digits
 
 QUICK = os.environ.get("SKLEARN_RBM_EXAMPLE_QUICK") == "1"

@@ -104,8 +104,7 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 
-from sklearn_rbm._dcp import DCPBernoulliRBM
-from sklearn_rbm._frank_wolfe import FrankWolfeRBM
+from sklearn_rbm import DCPBernoulliRBM, FrankWolfeRBM
 from sklearn_rbm.datasets import load_mnist_subset
 from sklearn_rbm.likelihood import free_energy
 

@@ -118,15 +118,21 @@ def progress_line(estimator, unit, index, total, seconds, figures):
 def _label(name):
     """A history key as it reads in a progress line."""
     label = name.replace("validation_", "held-out ").replace("train_", "train ")
-    return label.replace("log_likelihood", "log-likelihood").replace("_", " ")
+    for compound in ("log_likelihood", "free_energy"):
+        label = label.replace(compound, compound.replace("_", "-"))
+    return label.replace("_", " ")
 
 
 class History:
     """Per-epoch (or per-step) figures, turned into ``history_``: a dict of
-    1-D arrays of equal length, one entry per epoch, ready to plot."""
+    1-D arrays of equal length, one entry per epoch, ready to plot.
 
-    def __init__(self, previous=None):
-        self.columns = {}
+    ``previous`` is a history to continue; ``names`` are columns that exist
+    even while empty. A figure missing from an entry is recorded as NaN.
+    """
+
+    def __init__(self, previous=None, names=()):
+        self.columns = {name: [] for name in names}
         self.length = 0
         for name, values in (previous or {}).items():
             self.columns[name] = list(values)
