@@ -102,12 +102,10 @@ def warn_if_not_binary(X, what="log-likelihood"):
     no meaning as a likelihood.
     """
     if not is_binary(X):
-        warnings.warn(
+        warn(
             f"The {what} is only defined for binary data, but X holds values "
             "other than 0 and 1; the result is the formula evaluated at those "
-            "values, not a likelihood. Binarise X first (e.g. X > 0.5).",
-            UserWarning,
-            stacklevel=3,
+            "values, not a likelihood. Binarise X first (e.g. X > 0.5)."
         )
 
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 from sklearn.model_selection import GridSearchCV
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_rbm import ConditionalRBMRegressor
 from sklearn_rbm._conditional_solvers import gradient
@@ -573,44 +572,3 @@ def test_divergence_names_the_learning_rate_and_keeps_finite_parameters():
         est.fit(X, Y)
     for name in PARAMETERS:
         assert np.all(np.isfinite(getattr(est, name)))
-
-
-# ------------------------------------------------- scikit-learn checks
-def conditional_instances():
-    """Small, fast instances, one per solver (move to tests/test_common.py)."""
-    for solver in SOLVERS:
-        yield ConditionalRBMRegressor(
-            n_components=3, solver=solver, n_iter=2, n_gibbs_steps=2,
-            random_state=0,
-        )  # fmt: skip
-
-
-# Checks whose targets are not 0/1, which a model of binary outputs refuses
-# with the clear error tested above (scikit-learn has no "binary targets" tag
-# for regressors; the classifier tags' multi_class=False makes every other
-# check draw 0/1 targets).
-CONTINUOUS_TARGETS = "draws continuous regression targets; the outputs must be 0/1"
-NON_BINARY_TARGETS = "draws integer targets {1, 2}; the outputs must be 0/1"
-EXPECTED_FAILURES = {
-    "check_regressors_train": CONTINUOUS_TARGETS,
-    "check_regressor_data_not_an_array": CONTINUOUS_TARGETS,
-    "check_regressor_multioutput": CONTINUOUS_TARGETS,
-    "check_regressors_no_decision_function": CONTINUOUS_TARGETS,
-    "check_fit_check_is_fitted": CONTINUOUS_TARGETS,
-    "check_fit_idempotent": CONTINUOUS_TARGETS,
-    "check_n_features_in": CONTINUOUS_TARGETS,
-    "check_n_features_in_after_fitting": CONTINUOUS_TARGETS,
-    "check_estimators_dtypes": NON_BINARY_TARGETS,
-    "check_fit2d_1feature": NON_BINARY_TARGETS,
-}
-
-
-def expected_failures(estimator):
-    return EXPECTED_FAILURES
-
-
-@parametrize_with_checks(
-    list(conditional_instances()), expected_failed_checks=expected_failures
-)
-def test_sklearn_compatible_estimator(estimator, check):
-    check(estimator)
