@@ -1,14 +1,14 @@
 """Matrix belief propagation (sum, mixed and max product) and naive mean field
 on binary RBMs, batched over models that share ``W`` and differ in biases.
 
-Ping & Ihler (AISTATS 2017), Sec. 5 and Algorithm 1; ALGORITHMS.md section 5.
+Ping & Ihler (AISTATS 2017), Sec. 5 and Algorithm 1.
 Orientation follows scikit-learn: ``W`` of shape ``(n_hidden, n_visible)``,
 visible biases ``B1`` of shape ``(n_samples, n_visible)``, hidden biases ``B2``
 of shape ``(n_samples, n_hidden)``.
 
 Messages are stored as log-odds, in ``W``'s orientation:
 
-* ``A[j, i] = log m_{j->i}(v_i=1) / m_{j->i}(v_i=0)``, the logit of the seed's
+* ``A[j, i] = log m_{j->i}(v_i=1) / m_{j->i}(v_i=0)``, the logit of Ping & Ihler's
   ``M^{vh}_{ij}`` (h to v);
 * ``B[j, i] = log m_{i->j}(h_j=1) / m_{i->j}(h_j=0)``, the logit of
   ``M^{hv}_{ji}`` (v to h).
