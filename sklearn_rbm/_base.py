@@ -22,9 +22,21 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._divergence import (
+    N_CHECKED_ROWS,
+    base_rate_log_likelihood,
+    diagnose,
+    likelihood_ceiling,
+)
 from ._kernels.gibbs import gibbs_sample_visible
 from ._likelihood_mixin import LikelihoodMixin
-from ._utils import hold_out, kernel_rng, validate_held_out, warn_if_not_binary
+from ._utils import (
+    check_unit_interval,
+    hold_out,
+    kernel_rng,
+    validate_held_out,
+    warn_if_not_binary,
+)
 from .likelihood import (
     SCORE_PARAMETER_CONSTRAINTS,
     free_energy,
@@ -79,6 +91,7 @@ class BaseBinaryRBM(
         """
         if X_val is not None:
             X_val = validate_held_out(self, X_val, accept_sparse="csr", dtype=X.dtype)
+            X_val = check_unit_interval(X_val, "X_val")
         (X_train,), validation = hold_out(
             (X,),
             rs,
@@ -87,6 +100,25 @@ class BaseBinaryRBM(
             given=None if X_val is None else (X_val,),
         )
         return X_train, None if validation is None else validation[0]
+
+    def _watch_divergence(self, X):
+        """Fix the training rows (and their base-rate log-likelihood) on which
+        :meth:`_diagnose_divergence` judges the model (``_divergence.py``)."""
+        self._checked_rows = X[:N_CHECKED_ROWS]
+        self._checked_baseline = base_rate_log_likelihood(
+            self._checked_rows, expit(self.base_rate_bias_)
+        )
+
+    def _diagnose_divergence(self, *parameters):
+        """What went wrong with the fitted parameters, or None."""
+        rows = self._checked_rows
+        log_p = -free_energy(
+            rows, self.components_, self.intercept_visible_, self.intercept_hidden_
+        )
+        return diagnose(
+            likelihood_ceiling(log_p), self._checked_baseline, rows.shape[1],
+            *parameters,
+        )  # fmt: skip
 
     @property
     def _n_features_out(self):
@@ -99,12 +131,20 @@ class BaseBinaryRBM(
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
+    def _validate_training_data(self, X, reset=True):
+        """``X`` checked for ``fit``: finite, float, values in [0, 1]."""
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=reset
+        )
+        return check_unit_interval(X)
+
     def _validate_query(self, X):
         """Validate ``X`` at transform / score time against the fitted model."""
         check_is_fitted(self, "components_")
-        return validate_data(
+        X = validate_data(
             self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=False
         )
+        return check_unit_interval(X)
 
     # --------------------------------------------------------------- queries
     def transform(self, X):

@@ -27,10 +27,11 @@ from ._conditional_inference import (
     log_partition_rows,
 )
 from ._conditional_solvers import SOLVERS, logistic_step
+from ._divergence import N_CHECKED_ROWS, base_rate_log_likelihood, diagnose
 from ._engine import Criterion, EpochTrainingMixin
 from ._likelihood_mixin import resolve_score_method
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
-from ._utils import blas_threads_for, child_seed, divergence, hold_out, kernel_rng
+from ._utils import blas_threads_for, child_seed, hold_out, kernel_rng
 from .likelihood import MAX_EXACT_UNITS, SCORE_PARAMETER_CONSTRAINTS
 
 __all__ = ["ConditionalRBMRegressor"]
@@ -431,6 +432,10 @@ class ConditionalRBMRegressor(
         )
         self._initialise(X.shape[1], Y.shape[1], rs)
         self._n_train = X_train.shape[0]
+        self._checked_rows = (X_train[:N_CHECKED_ROWS], Y_train[:N_CHECKED_ROWS])
+        self._checked_baseline = base_rate_log_likelihood(
+            Y_train[:N_CHECKED_ROWS], Y_train.mean(axis=0)
+        )
         self._start_history()
         n_products = self.batch_size * max(self.n_components, 1) * Y.shape[1]
         try:
@@ -472,12 +477,24 @@ class ConditionalRBMRegressor(
         self.inference_max_iter_ = state["inference_max_iter_"]
 
     def _divergence(self):
-        problem = divergence(*self._parameters())
+        X, Y = self._checked_rows
+        B1, B2 = self._biases(X)
+        W = self.components_
+        # log p(y | x) <= log p~(y | x) - log p~(v | x) for any outputs v; the
+        # candidates need no inference: all off, all on, the logistic decoding.
+        candidates = (Y, np.zeros_like(Y), np.ones_like(Y), (B1 > 0).astype(float))
+        scores = [(V * B1).sum(1) + np.logaddexp(0.0, V @ W.T + B2).sum(1)
+                  for V in candidates]  # fmt: skip
+        ceiling = float(np.mean(scores[0] - np.max(scores, axis=0)))
+        problem = diagnose(
+            ceiling, self._checked_baseline, Y.shape[1], *self._parameters()
+        )
         if problem is None:
             return None
         return (
-            f"the parameters became {problem} with "
-            f"learning_rate={self.learning_rate:g}. Use a smaller learning_rate."
+            f"{problem.replace('training', 'training conditional')}, with "
+            f"learning_rate={self.learning_rate:g}. Use a smaller learning_rate, "
+            "and standardise X (StandardScaler) if its features are large."
         )
 
     def _validation_score(self, validation):

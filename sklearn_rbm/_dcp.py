@@ -16,13 +16,13 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._base import _FLOAT_DTYPES, BaseBinaryRBM
+from ._base import BaseBinaryRBM
 from ._engine import Criterion, EpochTrainingMixin
 from ._kernels.gibbs import dcp_minibatch_update
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
-from ._utils import blas_threads_for, child_seed, divergence, kernel_rng, warn
+from ._utils import blas_threads_for, child_seed, kernel_rng, warn
 from .likelihood import base_rate_bias
 
 __all__ = ["DCPBernoulliRBM"]
@@ -387,12 +387,13 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         self : DCPBernoulliRBM
             The fitted estimator.
         """
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES)
+        X = self._validate_training_data(X)
         rs = check_random_state(self.random_state)
         X_train, X_val = self._held_out(
             X, X_val, rs, default_fraction=0.1 if self.early_stopping else None
         )
         self._initialise(X_train, rs)
+        self._watch_divergence(X_train)
         self._start_history()
         validation = None if X_val is None else (X_val,)
         with self._blas_threads():
@@ -416,13 +417,12 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         self : DCPBernoulliRBM
         """
         first_call = not hasattr(self, "components_")
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=first_call
-        )
+        X = self._validate_training_data(X, reset=first_call)
         if first_call:
             self._initialise(X, check_random_state(self.random_state))
         self._start_history(keep=not first_call)
         X = X.astype(self.components_.dtype, copy=False)
+        self._watch_divergence(X)
         with self._blas_threads():
             self._run_epochs((X,), None, 1, self._shuffle_rs, early_stopping=False)
         return self
@@ -450,15 +450,15 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         self._publish()
 
     def _divergence(self):
-        problem = divergence(
+        problem = self._diagnose_divergence(
             self.components_, self._centred_visible_bias, self._centred_hidden_bias
         )
         if problem is None:
             return None
+        advice = " and less momentum" if self.momentum > 0 else ""
         return (
-            f"the parameters became {problem} with "
-            f"learning_rate={self.learning_rate:g}. Use a smaller learning_rate "
-            "(and momentum)."
+            f"{problem}, with learning_rate={self.learning_rate:g} and "
+            f"momentum={self.momentum:g}. Use a smaller learning_rate{advice}."
         )
 
     def _validation_score(self, validation):

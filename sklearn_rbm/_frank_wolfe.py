@@ -14,9 +14,9 @@ from functools import partial
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._base import _FLOAT_DTYPES, BaseBinaryRBM
+from ._base import BaseBinaryRBM
 from ._frank_wolfe_growth import Growth
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from ._utils import blas_threads_for, child_seed
@@ -295,7 +295,7 @@ class FrankWolfeRBM(BaseBinaryRBM):
         self : FrankWolfeRBM
             The fitted estimator.
         """
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES)
+        X = self._validate_training_data(X)
         rs = check_random_state(self.random_state)
         X_train, X_val = self._held_out(X, X_val, rs)
         # The sub-problem reads every training row at every L-BFGS iteration:

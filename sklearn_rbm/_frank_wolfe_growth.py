@@ -19,10 +19,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
+from ._divergence import diagnose, likelihood_ceiling
 from ._engine import EarlyStopping, History, progress_line
 from ._kernels.frank_wolfe import signed_softplus_sum_, softplus_rows
 from ._kernels.gibbs import gibbs_sample_visible
-from ._utils import divergence, kernel_rng, warn
+from ._utils import kernel_rng, warn
 from .likelihood import MAX_EXACT_UNITS, log_partition_exact
 
 # A unit must lower the sub-problem objective below its value 0 at w = 0 by
@@ -412,19 +413,29 @@ class Growth:
     def _update_visible_bias(self, t):
         """Ping, Liu & Ihler's Eq. (10), ``b += eta (mean(data) -
         mean(chains))``, with one Gibbs step of the chains before each
-        gradient step."""
+        gradient step.
+
+        The steps diverged when they alone pushed the training likelihood's
+        ceiling (``_divergence.py``) more than a nat per pixel below where it
+        was before them: that is the step size, not the unit (a poor unit is
+        the line search's business).
+        """
         rbm = self.rbm
         eta = float(rbm.visible_learning_rate)
+        before = likelihood_ceiling(self._train_log_densities())
         for _ in range(rbm.n_bias_steps):
             self._advance_chains(1)
             self.b += eta * (self.data_mean - self.chains.mean(axis=0))
-        problem = divergence(self.b)
+        problem = diagnose(
+            likelihood_ceiling(self._train_log_densities()), before,
+            self.W.shape[1], self.b, reference="the model before these bias steps",
+        )  # fmt: skip
         if problem is not None:
             raise _Diverged(
-                f"Training diverged at unit {t}: the visible biases became "
-                f"{problem} with visible_learning_rate="
-                f"{rbm.visible_learning_rate:g}. Use a smaller "
-                "visible_learning_rate. The parameters before this unit were kept."
+                f"Training diverged at unit {t}: {problem}, with "
+                f"visible_learning_rate={rbm.visible_learning_rate:g}. Use a "
+                "smaller visible_learning_rate. The parameters before this unit "
+                "were kept."
             )
         self.biases.append(self.b.copy())
 

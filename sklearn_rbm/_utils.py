@@ -87,6 +87,33 @@ def warn(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=user_stack_level())
 
 
+def check_unit_interval(X, what="X"):
+    """Refuse values outside [0, 1], the domain of a Bernoulli visible unit.
+
+    Binary data, or grey levels in [0, 1] read as probabilities (as
+    scikit-learn's BernoulliRBM reads them), are accepted; anything else is a
+    ValueError that shows an offending value and how to rescale, with the
+    conversion of {-1, 1} spins spelled out.
+    """
+    values = X.data if sp.issparse(X) else X
+    outside = (values < 0) | (values > 1)
+    if not np.any(outside):
+        return X
+    bad = values[outside].flat[0]
+    if np.all((values == -1) | (values == 1) | (values == 0)) and np.any(values == -1):
+        fix = f"It looks like -1/+1 coding: convert it with ({what} + 1) / 2."
+    else:
+        fix = (
+            "Binarise it (e.g. X > threshold) or scale it into [0, 1], e.g. with "
+            "sklearn.preprocessing.MinMaxScaler() in a Pipeline."
+        )
+    raise ValueError(
+        f"{what} must hold values in [0, 1] (binary data, or grey levels read as "
+        f"probabilities); found {bad!r} (min {values.min()!r}, max "
+        f"{values.max()!r}). {fix}"
+    )
+
+
 def is_binary(X):
     """True when every stored value of ``X`` (dense or sparse) is 0 or 1."""
     values = X.data if sp.issparse(X) else X
@@ -154,23 +181,3 @@ def hold_out(arrays, rs, *, fraction, default_fraction=None, given=None):
         return arrays, None
     train, val = validation_split(arrays[0].shape[0], fraction, rs)
     return tuple(a[train] for a in arrays), tuple(a[val] for a in arrays)
-
-
-# Beyond this size a parameter of a binary model has no meaning (sigmoids
-# saturate at |x| ~ 40); reaching it means the step size made training diverge.
-DIVERGED_PARAMETER = 1e8
-
-
-def divergence(*parameters):
-    """What went wrong with ``parameters``, or ``None`` when nothing did.
-
-    ``'non-finite'`` when any value is NaN or infinite, ``'larger than 1e8'``
-    when any exceeds ``DIVERGED_PARAMETER``: the phrase completes the
-    estimators' "the parameters became ..." error message.
-    """
-    largest = max(np.abs(p).max(initial=0.0) for p in parameters)
-    if not np.isfinite(largest):
-        return "non-finite"
-    if largest >= DIVERGED_PARAMETER:
-        return f"larger than {DIVERGED_PARAMETER:g}"
-    return None

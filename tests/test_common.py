@@ -57,7 +57,15 @@ INSTANCES = [
 ]
 
 # Checks an estimator is known to fail, with the reason.
+_UNIT_INTERVAL_ONLY = {
+    "check_positive_only_tag_during_fit": (
+        "feeds data with negative values directly (not through the domain "
+        "mapping); a Bernoulli RBM accepts values in [0, 1] only"
+    )
+}
 EXPECTED_FAILURES = {
+    DCPBernoulliRBM: _UNIT_INTERVAL_ONLY,
+    FrankWolfeRBM: _UNIT_INTERVAL_ONLY,
     ConditionalRBMRegressor: {
         "check_regressors_train": (
             "asserts score > 0.5, an R^2 threshold; score is the conditional "
@@ -97,6 +105,27 @@ def _binarised_X(estimator, X, X_test=None, **kwargs):
     return binarise(X) if X_test is None else (binarise(X), binarise(X_test))
 
 
+def _unit_interval_X(estimator, X, X_test=None, **kwargs):
+    """Data min-max scaled into [0, 1], a Bernoulli RBM's domain (grey levels
+    read as probabilities), as a user's MinMaxScaler would."""
+
+    def scale(A):
+        low, high = A.min(axis=0), A.max(axis=0)
+        return ((A - low) / np.where(high > low, high - low, 1.0)).astype(A.dtype)
+
+    return scale(X) if X_test is None else (scale(X), scale(X_test))
+
+
+def _standardised_X(estimator, X, X_test=None, **kwargs):
+    """Features standardised, as a user's StandardScaler would: stochastic
+    gradient steps on raw features of size 100 diverge."""
+
+    def scale(A):
+        return ((A - A.mean(axis=0)) / np.maximum(A.std(axis=0), 1e-12)).astype(A.dtype)
+
+    return scale(X) if X_test is None else (scale(X), scale(X_test))
+
+
 def _binary_y(estimator, y):
     """Finite targets as 0/1 at their median (a conditional RBM's outputs);
     NaN and infinite ones stay, for the checks that they are refused."""
@@ -108,8 +137,10 @@ def _binary_y(estimator, y):
 
 
 DOMAINS = {
+    DCPBernoulliRBM: {"map_X": _unit_interval_X},
+    FrankWolfeRBM: {"map_X": _unit_interval_X},
     FVBMPseudoLikelihood: {"map_X": _binarised_X},
-    ConditionalRBMRegressor: {"map_y": _binary_y},
+    ConditionalRBMRegressor: {"map_X": _standardised_X, "map_y": _binary_y},
 }
 
 
@@ -146,7 +177,8 @@ OUTPUT_CHECKS = [
 def test_set_output_and_feature_names(estimator, check):
     if "pandas" in check.__name__:
         pytest.importorskip("pandas")
-    check(type(estimator).__name__, estimator)
+    with estimator_check_domain(**DOMAINS.get(type(estimator), {})):
+        check(type(estimator).__name__, estimator)
 
 
 # ------------------------------------------------------------------ warnings
