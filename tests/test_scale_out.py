@@ -1,15 +1,21 @@
 """Several fits at once: the BLAS thread limit under concurrent threads, and
 grid searches on a dask.distributed cluster through joblib's dask backend."""
 
+import os
 import threading
 
+import joblib
 import numpy as np
 import pytest
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
 from threadpoolctl import OpenBLASController, ThreadpoolController, threadpool_info
 
-from sklearn_rbm import DCPBernoulliRBM
+from sklearn_rbm import DCPBernoulliRBM, FVBMPseudoLikelihood
 from sklearn_rbm._utils import blas_threads_for
-from sklearn_rbm.datasets import load_binary_digits
+from sklearn_rbm.datasets import load_binary_digits, make_fvbm
 
 
 # ------------------------------------------------- the BLAS limit in threads
@@ -141,3 +147,113 @@ def test_two_threads_fitting_at_once_match_serial_fits(three_blas_threads):
                 concurrent.intercept_hidden_, alone.intercept_hidden_
             )
         assert blas_thread_counts() == three_blas_threads, f"repeat {repeat}"
+
+
+# ------------------------------------------------- dask.distributed workers
+# dask's nanny sets OMP_NUM_THREADS, MKL_NUM_THREADS and OPENBLAS_NUM_THREADS
+# to 1 before it starts a worker process; numba's threads need the same.
+# NUMBA_NUM_THREADS is read when numba is imported, which in a spawned worker
+# happens before the nanny's ``env`` is applied (the user's main module is
+# imported first), and numba.set_num_threads in a worker plugin only sets the
+# plugin's own thread: the pre-spawn environment is the setting that works.
+WORKER_THREAD_CAP = {"distributed.nanny.pre-spawn-environ.NUMBA_NUM_THREADS": 1}
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "NUMBA_NUM_THREADS",
+)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """Two single-threaded worker processes with the documented thread cap.
+
+    The nanny writes its pre-spawn environment into this process's
+    ``os.environ`` too: the test puts it back afterwards."""
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+    try:
+        with dask.config.set(WORKER_THREAD_CAP):
+            with distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, dashboard_address=None
+            ) as cluster:
+                with distributed.Client(cluster) as client:
+                    yield client
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def threads_of_this_task():
+    """BLAS and numba threads available to the thread running this task."""
+    import numba
+
+    blas = {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+    return sorted(blas), numba.get_num_threads()
+
+
+def test_workers_run_one_blas_and_one_numba_thread(dask_client):
+    workers = list(dask_client.scheduler_info()["workers"])
+    assert len(workers) == 2
+    seen = [
+        dask_client.submit(threads_of_this_task, pure=False, workers=[w]).result()
+        for w in workers
+    ]
+    assert seen == [([1], 1), ([1], 1)]
+
+
+def search_both_ways(search, X, y=None):
+    """``search`` fitted with ``n_jobs=1``, and with ``n_jobs=-1`` on the
+    cluster (joblib's dask backend finds the active client); the scores of
+    every candidate and split and the chosen parameters must be equal."""
+    serial = clone(search).set_params(n_jobs=1).fit(X, y)
+    with joblib.parallel_backend("dask"):
+        distributed = clone(search).set_params(n_jobs=-1).fit(X, y)
+    assert distributed.cv_results_["params"] == serial.cv_results_["params"]
+    for split in range(search.cv):
+        key = f"split{split}_test_score"
+        np.testing.assert_array_equal(
+            distributed.cv_results_[key], serial.cv_results_[key]
+        )
+    assert distributed.best_params_ == serial.best_params_
+    return serial, distributed
+
+
+def test_dcp_pipeline_search_on_dask_equals_n_jobs_1(dask_client):
+    X, y = load_binary_digits()
+    pipeline = Pipeline(
+        [
+            ("rbm", DCPBernoulliRBM(n_components=32, n_iter=4, random_state=0)),
+            ("clf", LogisticRegression(max_iter=500)),
+        ]
+    )
+    grid = {"rbm__solver": ["cd", "sdcp"], "rbm__learning_rate": [0.01, 0.1]}
+    serial, distributed = search_both_ways(GridSearchCV(pipeline, grid, cv=2), X, y)
+    # The candidates differ (the search has something to choose) ...
+    assert np.ptp(serial.cv_results_["mean_test_score"]) > 0.01
+    # ... and the refitted pipelines are the same bit for bit.
+    rbm, clf = serial.best_estimator_.named_steps.values()
+    rbm_d, clf_d = distributed.best_estimator_.named_steps.values()
+    np.testing.assert_array_equal(rbm_d.components_, rbm.components_)
+    np.testing.assert_array_equal(rbm_d.intercept_visible_, rbm.intercept_visible_)
+    np.testing.assert_array_equal(clf_d.coef_, clf.coef_)
+
+
+def test_fvbm_search_on_dask_equals_n_jobs_1(dask_client):
+    X, _, _ = make_fvbm(600, 6, coupling_variance=0.1, random_state=0)
+    grid = {"alpha": [0.0, 0.05], "solver": ["lbfgs", "mm"]}
+    search = GridSearchCV(FVBMPseudoLikelihood(random_state=0), grid, cv=3)
+    serial, distributed = search_both_ways(search, X)
+    assert np.ptp(serial.cv_results_["mean_test_score"]) > 1e-4
+    np.testing.assert_array_equal(
+        distributed.best_estimator_.coupling_, serial.best_estimator_.coupling_
+    )
+    np.testing.assert_array_equal(
+        distributed.best_estimator_.intercept_, serial.best_estimator_.intercept_
+    )
