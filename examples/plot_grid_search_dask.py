@@ -98,7 +98,7 @@ def plot_scores(search):
     ):
         i = solvers.index(params["rbm__solver"])
         scores[i, rates.index(params["rbm__learning_rate"])] = score
-    fig, axis = plt.subplots(figsize=(5.5, 4))
+    fig, axis = plt.subplots(figsize=(6.5, 4))
     image = axis.imshow(scores, cmap="viridis")
     axis.set(
         xticks=range(len(rates)),

@@ -1,5 +1,6 @@
-"""Several fits at once: the BLAS thread limit under concurrent threads, and
-grid searches on a dask.distributed cluster through joblib's dask backend."""
+"""Several fits at once and data on disk: the BLAS thread limit under
+concurrent threads, grid searches on a dask.distributed cluster through
+joblib's dask backend, and partial_fit over a memory map."""
 
 import os
 import threading
@@ -8,6 +9,7 @@ import joblib
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.datasets import load_digits
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
@@ -257,3 +259,28 @@ def test_fvbm_search_on_dask_equals_n_jobs_1(dask_client):
     np.testing.assert_array_equal(
         distributed.best_estimator_.intercept_, serial.best_estimator_.intercept_
     )
+
+
+# ------------------------------------------------------ streaming from disk
+def test_partial_fit_over_a_read_only_memmap_equals_chunks_in_memory(tmp_path):
+    """The memory-mapped example's path: chunks read from a read-only ``.npy``
+    memory map train exactly as the same chunks in memory, in float32."""
+    X = (load_digits().data / 16.0).astype(np.float32)  # grey levels in [0, 1]
+    path = tmp_path / "digits.npy"
+    np.save(path, X)
+    on_disk = np.load(path, mmap_mode="r")
+    assert not on_disk.flags.writeable
+    streamed, in_memory = (
+        DCPBernoulliRBM(n_components=8, solver="pcd", random_state=0) for _ in "ab"
+    )
+    starts = range(0, len(X), 500)
+    for start in starts:
+        streamed.partial_fit(on_disk[start : start + 500])
+        in_memory.partial_fit(X[start : start + 500].copy())
+    assert streamed.components_.dtype == np.float32
+    assert streamed.n_iter_ == len(starts) == 4
+    np.testing.assert_array_equal(streamed.components_, in_memory.components_)
+    np.testing.assert_array_equal(
+        streamed.intercept_visible_, in_memory.intercept_visible_
+    )
+    np.testing.assert_array_equal(on_disk, X)  # the file was not written to
