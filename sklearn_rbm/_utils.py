@@ -54,13 +54,13 @@ def _release_openblas_control():
     """Let any thread set OpenBLAS's thread count again.
 
     With its pthreads threading layer OpenBLAS has one thread pool for the
-    whole process, and threadpoolctl (3.8) lets only the first
-    thread that sets its size change it until that thread gives control
-    back; the other threads' settings are silently ignored. The limit below
-    is set and restored by whichever threads enter first and leave last, so
-    each gives control back at once. Only a controlling thread's call has an
-    effect: a user's own ``threadpool_limits`` held in another thread keeps
-    control (and then sets BLAS's size).
+    whole process, and recent threadpoolctl (3.8) lets only the first thread
+    that sets its size change it until that thread gives control back; the
+    other threads' settings are silently ignored. The limit of
+    :class:`_OneBlasThread` is set and restored by whichever threads enter
+    first and leave last, so each gives control back at once. (A user's own
+    ``threadpool_limits`` held in another thread keeps control, and with it
+    the size of BLAS's pool.)
     """
     release = getattr(OpenBLASController, "clear_controlling_thread", None)
     if release is not None:

@@ -35,7 +35,7 @@ def three_blas_threads():
     if not blas.lib_controllers:
         pytest.skip("no BLAS library that threadpoolctl can control")
     # Set without entering, so this thread gives OpenBLAS's control back
-    # (threadpoolctl >= 3.8 otherwise ignores the other threads' settings).
+    # (threadpoolctl 3.8 otherwise ignores the other threads' settings).
     release = getattr(OpenBLASController, "clear_controlling_thread", lambda: None)
     limit = blas.limit(limits=3)
     release()
