@@ -4,6 +4,7 @@ import contextlib
 import functools
 import os
 import sys
+import threading
 import warnings
 
 import numpy as np
@@ -11,7 +12,7 @@ import scipy.sparse as sp
 import sklearn
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
-from threadpoolctl import ThreadpoolController
+from threadpoolctl import OpenBLASController, ThreadpoolController
 
 # Below this many multiply-adds per matrix product, BLAS threads cost more to
 # wake than they save (a 10 x 784 x 500 product is 3.9e6); on a busy machine
@@ -49,16 +50,115 @@ def _blas_controller():
     return ThreadpoolController()
 
 
+def _release_openblas_control():
+    """Let any thread set OpenBLAS's thread count again.
+
+    With its pthreads threading layer OpenBLAS has one thread pool for the
+    whole process, and recent threadpoolctl (3.8) lets only the first thread
+    that sets its size change it until that thread gives control back; the
+    other threads' settings are silently ignored. The limit of
+    :class:`_OneBlasThread` is set and restored by whichever threads enter
+    first and leave last, so each gives control back at once. (A user's own
+    ``threadpool_limits`` held in another thread keeps control, and with it
+    the size of BLAS's pool.)
+    """
+    release = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if release is not None:
+        release()
+
+
+def _blas_by_scope():
+    """The BLAS libraries as two controllers: process-wide settings, and
+    settings that belong to the calling thread.
+
+    OpenBLAS built on OpenMP keeps a thread count per calling thread
+    (threadpoolctl sets it with ``omp_set_num_threads``); MKL, BLIS and
+    OpenBLAS on pthreads (the numpy and scipy wheels) have one setting for
+    the whole process.
+    """
+    blas = _blas_controller().select(user_api="blas")
+    per_thread = [
+        library.filepath
+        for library in blas.lib_controllers
+        if library.internal_api == "openblas"
+        and getattr(library, "threading_layer", None) == "openmp"
+    ]
+    shared = [
+        library.filepath
+        for library in blas.lib_controllers
+        if library.filepath not in per_thread
+    ]
+    return blas.select(filepath=shared), blas.select(filepath=per_thread)
+
+
+class _OneBlasThread:
+    """One BLAS thread while any thread of the process runs inside the context.
+
+    threadpoolctl's own context saves the thread count it finds and restores
+    it on exit. For a process-wide setting that goes wrong when contexts
+    overlap in two threads: the second saves the first one's temporary 1, the
+    first restores the true count while the second still runs, and the second
+    then restores 1, for good. Here a lock-protected count of the threads
+    inside decides instead: the first to enter sets the limit and keeps the
+    true original, the last to leave restores it. Libraries whose setting
+    belongs to the calling thread (OpenBLAS on OpenMP) get threadpoolctl's
+    ordinary context in each thread, which is right for them.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._shared_limit = None
+
+    @contextlib.contextmanager
+    def __call__(self):
+        shared, per_thread = _blas_by_scope()
+        self._enter(shared)
+        try:
+            with per_thread.limit(limits=1):
+                yield
+        finally:
+            self._leave()
+
+    def _enter(self, shared):
+        with self._lock:
+            if self._inside == 0 and shared.lib_controllers:
+                # Called, not entered: the limit outlives this thread's part.
+                self._shared_limit = shared.limit(limits=1)
+                _release_openblas_control()
+            self._inside += 1
+
+    def _leave(self):
+        with self._lock:
+            self._inside -= 1
+            if self._inside == 0 and self._shared_limit is not None:
+                self._shared_limit.restore_original_limits()
+                _release_openblas_control()
+                self._shared_limit = None
+
+
+_ONE_BLAS_THREAD = _OneBlasThread()
+
+
+def one_blas_thread():
+    """A context that runs BLAS on one thread, safe when several threads of
+    the process enter it at once (see :class:`_OneBlasThread`)."""
+    return _ONE_BLAS_THREAD()
+
+
 def blas_threads_for(multiply_adds):
     """A context that runs BLAS on one thread when its products are small.
 
     ``multiply_adds`` is the size ``m * n * k`` of the typical matrix product
     inside the context; below ``SMALL_PRODUCT`` BLAS is limited to one thread
     (numba's ``np.dot`` and numpy share the limit), otherwise nothing changes.
+    The limit is safe when several threads fit at once
+    (:func:`one_blas_thread`): the thread count comes back when the last of
+    them leaves.
     """
     if multiply_adds >= SMALL_PRODUCT:
         return contextlib.nullcontext()
-    return _blas_controller().limit(limits=1, user_api="blas")
+    return one_blas_thread()
 
 
 # Frames in these folders are skipped when a warning looks for the user's line:
