@@ -406,6 +406,13 @@ class FrankWolfeRBM(BaseBinaryRBM):
         from ._dcp import DCPBernoulliRBM
 
         check_is_fitted(self, "components_")
+        if "n_components" in params:
+            raise ValueError(
+                "fine_tune trains the selected model, which has "
+                f"n_components_={self.n_components_} hidden units; to fine-tune "
+                "the model of another size on the path, call "
+                "submodel(size).fine_tune(X, ...)."
+            )
         settings = {"solver": "cd", **params}
         rbm = DCPBernoulliRBM(n_components=self.n_components_, init=self, **settings)
         return rbm.fit(X)

@@ -187,6 +187,30 @@ def warn(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=user_stack_level())
 
 
+def check_sample_weight(sample_weight, n_samples):
+    """``sample_weight`` as float64 weights of ``n_samples`` rows, or None.
+
+    Weights must be finite and non-negative with a positive sum; anything
+    else is a ValueError that says which condition failed.
+    """
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight must have shape ({n_samples},), one weight per row; "
+            f"got shape {weights.shape}."
+        )
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        bad = weights[~np.isfinite(weights) | (weights < 0)][0]
+        raise ValueError(
+            f"sample_weight must be finite and non-negative; found {float(bad)!r}."
+        )
+    if not weights.sum() > 0:
+        raise ValueError("sample_weight sums to zero: give some row a positive weight.")
+    return weights
+
+
 def check_unit_interval(X, what="X"):
     """Refuse values outside [0, 1], the domain of a Bernoulli visible unit.
 
@@ -199,7 +223,7 @@ def check_unit_interval(X, what="X"):
     outside = (values < 0) | (values > 1)
     if not np.any(outside):
         return X
-    bad = values[outside].flat[0]
+    bad = float(values[outside].flat[0])
     if np.all((values == -1) | (values == 1) | (values == 0)) and np.any(values == -1):
         fix = f"It looks like -1/+1 coding: convert it with ({what} + 1) / 2."
     else:
@@ -209,8 +233,8 @@ def check_unit_interval(X, what="X"):
         )
     raise ValueError(
         f"{what} must hold values in [0, 1] (binary data, or grey levels read as "
-        f"probabilities); found {bad!r} (min {values.min()!r}, max "
-        f"{values.max()!r}). {fix}"
+        f"probabilities); found {bad!r} (min {float(values.min())!r}, max "
+        f"{float(values.max())!r}). {fix}"
     )
 
 

@@ -78,19 +78,33 @@ def _enumerate_block(W, summed_bias, enumerated_bias, first, count):
     return running_max, running_sum
 
 
-@jit(parallel=True)
+@jit
 def log_partition_enumerate(W, summed_bias, enumerated_bias):
     """``log sum_s exp(a^T s + sum_i softplus(summed_bias_i + (W^T s)_i))``.
 
     ``s`` runs over all ``2 ** W.shape[0]`` binary states of the enumerated
-    layer (ALGORITHMS.md section 1). Blocks of states are processed in parallel
-    and combined in a fixed order, so the result does not depend on the thread
-    count.
+    layer (Gray-code enumeration; the layer with fewer units is enumerated).
+    Up to ``2 ** _BLOCK_BITS`` states are one block, enumerated serially:
+    starting numba's threads costs more than such a block (milliseconds when
+    the cores are busy, for a conditional RBM's per-row enumeration of a few
+    states); larger ones go to :func:`_log_partition_blocks`.
     """
+    if W.shape[0] <= _BLOCK_BITS:
+        running_max, running_sum = _enumerate_block(
+            W, summed_bias, enumerated_bias, 0, 1 << W.shape[0]
+        )
+        return running_max + np.log(running_sum)
+    return _log_partition_blocks(W, summed_bias, enumerated_bias)
+
+
+@jit(parallel=True)
+def _log_partition_blocks(W, summed_bias, enumerated_bias):
+    """:func:`log_partition_enumerate` by blocks of states processed in
+    parallel and combined in a fixed order, so the result does not depend on
+    the thread count."""
     n_enum = W.shape[0]
-    block_bits = min(n_enum, _BLOCK_BITS)
-    block_size = 1 << block_bits
-    n_blocks = 1 << (n_enum - block_bits)
+    block_size = 1 << _BLOCK_BITS
+    n_blocks = 1 << (n_enum - _BLOCK_BITS)
     maxima = np.empty(n_blocks)
     sums = np.empty(n_blocks)
     for block in numba.prange(n_blocks):
