@@ -33,8 +33,6 @@ CONFIGURATIONS = {
     "BernoulliRBM defaults (PCD-1, lr 0.1, batch 10)": None,
     "old default: sdcp, lr 0.05, batch 100": dict(learning_rate=0.05, batch_size=100),
     "sdcp, lr 0.1, batch 10": dict(learning_rate=0.1, batch_size=10),
-    "sdcp, lr 0.05, batch 10": dict(learning_rate=0.05, batch_size=10),
-    "sdcp, lr 0.1, batch 20": dict(learning_rate=0.1, batch_size=20),
     "sdcp, lr 0.05, batch 20": dict(learning_rate=0.05, batch_size=20),
     "pcd, lr 0.1, batch 10": dict(solver="pcd", learning_rate=0.1, batch_size=10),
     "csdcp, lr 0.05, batch 10": dict(solver="csdcp", learning_rate=0.05, batch_size=10),

@@ -31,6 +31,7 @@ from ._divergence import (
 from ._kernels.gibbs import gibbs_sample_visible
 from ._likelihood_mixin import LikelihoodMixin
 from ._utils import (
+    check_memory,
     check_unit_interval,
     hold_out,
     kernel_rng,
@@ -45,6 +46,33 @@ from .likelihood import (
 )
 
 _FLOAT_DTYPES = (np.float64, np.float32)
+
+# Weight-sized arrays a fit holds at once (weights, velocity, the data-term
+# scratch, the epoch's snapshot, early stopping's best state) and row-sized
+# work arrays per mini-batch row and unit (chain states, pre-activations,
+# samples): the factors of the memory estimate of :func:`check_rbm_memory`.
+_WEIGHT_COPIES = 5
+_ROW_COPIES = 6
+
+
+def check_rbm_memory(hidden, features, rows, itemsize):
+    """Refuse an RBM whose arrays cannot fit in memory, naming the parameter.
+
+    ``hidden`` and ``rows`` are ``(parameter name, value)`` pairs: the number
+    of hidden units and the number of rows worked on at once (a mini-batch,
+    chains); ``features`` the number of visible units.
+    """
+    (hidden_name, n_hidden), (rows_name, n_rows) = hidden, rows
+    check_memory(
+        _WEIGHT_COPIES * n_hidden * features * itemsize,
+        f"{hidden_name}={n_hidden} with {features} features",
+        f"Use fewer hidden units ({hidden_name}).",
+    )
+    check_memory(
+        _ROW_COPIES * n_rows * (n_hidden + features) * itemsize,
+        f"{rows_name}={n_rows} with {n_hidden} hidden units",
+        f"Use a smaller {rows_name}.",
+    )
 
 
 class BaseBinaryRBM(

@@ -31,12 +31,7 @@ from ._conditional_solvers import SOLVERS, copy_warm_start, logistic_step
 from ._divergence import N_CHECKED_ROWS, base_rate_log_likelihood, diagnose
 from ._engine import Criterion, EpochTrainingMixin
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
-from ._utils import (
-    blas_threads_for,
-    child_seed,
-    hold_out,
-    kernel_rng,
-)
+from ._utils import blas_threads_for, check_memory, child_seed, hold_out, kernel_rng
 from .likelihood import SCORE_PARAMETER_CONSTRAINTS
 
 __all__ = ["ConditionalRBMRegressor"]
@@ -353,6 +348,23 @@ class ConditionalRBMRegressor(
     def _parameters(self):
         return tuple(getattr(self, name) for name in _PARAMETER_NAMES)
 
+    def _check_memory(self, n_rows, n_features, n_outputs):
+        """Refuse sizes whose arrays cannot fit, before allocating them."""
+        n_hidden, batch_rows = self.n_components, min(self.batch_size, n_rows)
+        # Weights and their snapshots; per batch row, BP's pairwise beliefs.
+        check_memory(
+            4 * 8 * n_hidden * (n_outputs + n_features),
+            f"n_components={n_hidden} with {n_features} features and "
+            f"{n_outputs} outputs",
+            "Use fewer hidden units (n_components).",
+        )
+        check_memory(
+            3 * 8 * batch_rows * (n_hidden + 1) * (n_outputs + 1),
+            f"batch_size={self.batch_size} with {n_hidden} hidden units and "
+            f"{n_outputs} outputs",
+            "Use a smaller batch_size.",
+        )
+
     def _initialise(self, n_features, n_outputs, rs):
         n_hidden = self.n_components
         scale = self.weight_scale
@@ -420,6 +432,7 @@ class ConditionalRBMRegressor(
             default_fraction=0.1 if self.early_stopping else None,
             given=check_held_out(self, X_val, Y_val, Y.shape[1]),
         )
+        self._check_memory(X_train.shape[0], X.shape[1], Y.shape[1])
         self._initialise(X.shape[1], Y.shape[1], rs)
         self._n_train = X_train.shape[0]
         self._checked_rows = (X_train[:N_CHECKED_ROWS], Y_train[:N_CHECKED_ROWS])

@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseBinaryRBM
+from ._base import BaseBinaryRBM, check_rbm_memory
 from ._engine import Criterion, EpochTrainingMixin
 from ._kernels.gibbs import dcp_minibatch_update
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
@@ -323,6 +323,10 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     def _initialise(self, X, rs):
         """Upadhya & Sastry's initialisation, or a copy of ``init``'s parameters."""
         n_features, dtype = X.shape[1], X.dtype
+        check_rbm_memory(
+            ("n_components", self.n_components), n_features,
+            ("batch_size", self.batch_size), X.itemsize,
+        )  # fmt: skip
         spec = _SOLVERS[self.solver]
         self.base_rate_bias_ = base_rate_bias(X)
         if self.init is None:

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseBinaryRBM
+from ._base import BaseBinaryRBM, check_rbm_memory
 from ._frank_wolfe_growth import Growth
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from ._utils import blas_threads_for, child_seed
@@ -298,6 +298,10 @@ class FrankWolfeRBM(BaseBinaryRBM):
         X = self._validate_training_data(X)
         rs = check_random_state(self.random_state)
         X_train, X_val = self._held_out(X, X_val, rs)
+        check_rbm_memory(
+            ("max_components", self.max_components), X.shape[1],
+            ("n_samples_per_step", self.n_samples_per_step), 8,
+        )  # fmt: skip
         # The sub-problem reads every training row at every L-BFGS iteration:
         # dense float64, once.
         X_train = X_train.toarray() if sp.issparse(X_train) else X_train

@@ -187,6 +187,38 @@ def warn(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=user_stack_level())
 
 
+def _machine_memory():
+    """Bytes of physical memory, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - not POSIX
+        return None
+
+
+def _human(n_bytes):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n_bytes < 1024 or unit == "PiB":
+            return f"{n_bytes:.3g} {unit}"
+        n_bytes /= 1024
+
+
+def check_memory(n_bytes, what, fix):
+    """Refuse, before allocating anything, work that needs more memory than
+    the machine has.
+
+    ``n_bytes`` is the estimate, ``what`` names the parameters that make it
+    (``"n_components=1000000000 with 64 features"``), ``fix`` says what to do.
+    Raises ``MemoryError`` with all three, instead of numpy's "Unable to
+    allocate" after part of the work.
+    """
+    total = _machine_memory()
+    if total is not None and n_bytes > total:
+        raise MemoryError(
+            f"{what} needs about {_human(n_bytes)} of memory, more than this "
+            f"machine's {_human(total)}. {fix}"
+        )
+
+
 def check_sample_weight(sample_weight, n_samples):
     """``sample_weight`` as float64 weights of ``n_samples`` rows, or None.
 

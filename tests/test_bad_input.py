@@ -114,3 +114,33 @@ def test_frank_wolfe_submodel_and_fine_tune_arguments(binary):
         fw.submodel(2.5)
     with pytest.raises(ValueError, match=r"submodel\(size\).fine_tune"):
         fw.fine_tune(binary, n_components=5)
+
+
+# --------------------------------------------------------- absurd sizes
+@pytest.mark.parametrize(
+    "make, parameter",
+    [
+        (lambda: DCPBernoulliRBM(n_components=10**9), "n_components=1000000000"),
+        (lambda: DCPBernoulliRBM(batch_size=10**9), "batch_size=1000000000"),
+        (lambda: FrankWolfeRBM(max_components=10**9), "max_components=1000000000"),
+        (
+            lambda: FrankWolfeRBM(n_samples_per_step=10**9),
+            "n_samples_per_step=1000000000",
+        ),
+        (
+            lambda: ConditionalRBMRegressor(n_components=10**9),
+            "n_components=1000000000",
+        ),
+    ],
+)
+def test_absurd_sizes_are_refused_before_any_work(binary, make, parameter):
+    """They used to end in numpy's 'Unable to allocate 119 GiB', some after
+    seconds of work."""
+    estimator = make()
+    args = (
+        (binary[:, :5], binary[:, 5:8])
+        if "Conditional" in repr(estimator)
+        else (binary,)
+    )
+    with pytest.raises(MemoryError, match=f"{parameter} .* more than this machine"):
+        estimator.fit(*args)
