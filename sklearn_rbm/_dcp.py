@@ -325,7 +325,7 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         n_features, dtype = X.shape[1], X.dtype
         check_rbm_memory(
             ("n_components", self.n_components), n_features,
-            ("batch_size", self.batch_size), X.itemsize,
+            ("batch_size", self.batch_size), X.dtype.itemsize,
         )  # fmt: skip
         spec = _SOLVERS[self.solver]
         self.base_rate_bias_ = base_rate_bias(X)
