@@ -30,6 +30,7 @@ from ._conditional_inference import (
 from ._conditional_solvers import SOLVERS, copy_warm_start, logistic_step
 from ._divergence import N_CHECKED_ROWS, base_rate_log_likelihood, diagnose
 from ._engine import Criterion, EpochTrainingMixin
+from ._kernels import bp as bp_kernels
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from ._utils import blas_threads_for, check_memory, child_seed, hold_out, kernel_rng
 from .likelihood import SCORE_PARAMETER_CONSTRAINTS
@@ -253,6 +254,7 @@ class ConditionalRBMRegressor(
         "validation_error", greater_is_better=False,
         best_attribute="best_validation_error_",
     )  # fmt: skip
+    _main_kernel = bp_kernels.belief_propagation
 
     def __init__(
         self,

@@ -241,6 +241,7 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         "validation_log_likelihood", greater_is_better=True,
         best_attribute="best_validation_score_",
     )  # fmt: skip
+    _main_kernel = dcp_minibatch_update
 
     def __init__(
         self,
