@@ -154,9 +154,11 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         MNIST-sized models; ``'linear'`` is the DCP seed's 10,000 and
         ``'three-segment'`` the Frank-Wolfe seed's 14,500.
     verbose : int, default=0
-        Print one line per epoch: time and the training (and held-out)
-        log-likelihood when enumeration is cheap, otherwise the free-energy
-        gap between held-out and training data.
+        Print one line per epoch: its time (scoring included), the held-out
+        log-likelihood when there are held-out data, the training
+        log-likelihood when ``log Z`` is exact (``verbose=2``: also by AIS,
+        one AIS run per epoch), and for AIS the width of the band of the
+        ``log Z`` estimate, in nats.
     random_state : int, RandomState instance or None, default=None
         Seed of the initial weights, the shuffling, the Gibbs chains and the
         AIS chains. The same value gives bit-identical parameters.
@@ -470,11 +472,16 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         return self.score(validation[0])
 
     def _monitor(self, train, validation):
-        """The training log-likelihood, when ``log Z`` is exact (cheap), or at
-        ``verbose >= 2``, by AIS."""
-        if self.verbose < 2 and self._resolve_score_method() != "exact":
-            return {}
-        return {"train_log_likelihood": self.score(train[0])}
+        """The training log-likelihood when ``log Z`` is exact (cheap), or at
+        ``verbose >= 2`` by AIS; with AIS, the width of the band of the
+        ``log Z`` estimate behind the figures."""
+        figures = {}
+        if self.verbose >= 2 or self._resolve_score_method() == "exact":
+            figures["train_log_likelihood"] = self.score(train[0])
+        partition = getattr(self, "log_partition_", None)
+        if partition is not None and partition.method == "ais":
+            figures["ais_band_width"] = partition.upper - partition.lower
+        return figures
 
 
 class _Settings(NamedTuple):

@@ -157,7 +157,7 @@ def _label(name):
     label = name.replace("validation_", "held-out ").replace("train_", "train ")
     for compound in ("log_likelihood", "free_energy"):
         label = label.replace(compound, compound.replace("_", "-"))
-    return label.replace("_", " ")
+    return label.replace("_", " ").replace("ais ", "AIS ")
 
 
 class History:
@@ -253,10 +253,10 @@ class EpochTrainingMixin:
             self._check_divergence(epoch, saved)
             self.n_iter_ = epoch
             figures = self._epoch_figures()
-            if self.verbose:
-                figures.update(self._monitor(train, validation))
             if validation is not None:
                 figures[criterion.name] = self._validation_score(validation)
+            if self.verbose:
+                figures.update(self._monitor(train, validation))
             seconds = time.perf_counter() - start
             self._history.append({"epoch": epoch, "seconds": seconds, **figures})
             stop = False
