@@ -85,7 +85,7 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     ``n_gibbs_steps`` (their ``K'``) Gibbs steps of one chain kept across the
     inner steps. With ``d = 1`` it is CD-K. CS-DCP (Algorithm 4) does the same
     with the centred gradient of Melchior, Fischer & Wiskott (2016). The cost
-    per mini-batch equals CD-K's when ``d * K' = K``: the seed compares CD-12
+    per mini-batch equals CD-K's when ``d * K' = K``: they compare CD-12
     with (d=3, K'=4) and CD-24 with (d=6, K'=4).
 
     Read more in the :ref:`User Guide <dcp_user_guide>`.
@@ -101,7 +101,7 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     learning_rate : float, default=0.05
         Step size ``eta`` of every (inner) gradient step.
     batch_size : int, default=100
-        Mini-batch size ``N_B``; the seed uses the full data set for its small
+        Mini-batch size ``N_B``; Upadhya & Sastry use the full data set for their small
         problems and 200 for MNIST.
     n_iter : int, default=20
         Number of epochs (passes over the training data).
@@ -115,17 +115,17 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     centering_rate_visible : float or None, default=None
         Sliding factor ``nu_mu`` of the visible offsets ``mu`` (exponential
         moving average of the data mean) for 'cg' and 'csdcp'; ``None`` means
-        the seed's 0.01.
+        Upadhya & Sastry's 0.01.
     centering_rate_hidden : float or None, default=None
         Sliding factor ``nu_lambda`` of the hidden offsets ``lambda``;
         ``None`` means 0.01.
     momentum : float, default=0.0
-        Momentum of the parameter updates (off in the seed's protocol).
+        Momentum of the parameter updates (off in Upadhya & Sastry's protocol).
     weight_decay : float, default=0.0
         L2 penalty on the weights, added to the weight gradient as
-        ``-weight_decay * W`` (off in the seed's protocol).
+        ``-weight_decay * W`` (off in Upadhya & Sastry's protocol).
     init : fitted RBM estimator or None, default=None
-        ``None`` uses the seed's initialisation: weights ``N(0, 0.01^2)``,
+        ``None`` uses Upadhya & Sastry's initialisation: weights ``N(0, 0.01^2)``,
         hidden biases 0, visible biases ``logit`` of the training-data mean
         (the base rate). A fitted RBM-family estimator (for instance a
         :class:`FrankWolfeRBM`) starts from its parameters instead; it must
@@ -148,11 +148,11 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         How ``score`` obtains ``log Z``: exact enumeration of the smaller
         layer, AIS, or exact while the smaller layer has at most 20 units.
     ais_n_chains : int, default=100
-        AIS chains (the seeds' value).
+        AIS chains (Upadhya & Sastry use 100).
     ais_betas : int, {'linear', 'three-segment'} or array-like, default=1000
         AIS temperatures. The default keeps ``score`` to seconds on
-        MNIST-sized models; ``'linear'`` is the DCP seed's 10,000 and
-        ``'three-segment'`` the Frank-Wolfe seed's 14,500.
+        MNIST-sized models; ``'linear'`` is Upadhya & Sastry's 10,000 and
+        ``'three-segment'`` Salakhutdinov & Murray's 14,500.
     verbose : int, default=0
         Print one line per epoch: its time (scoring included), the held-out
         log-likelihood when there are held-out data, the training

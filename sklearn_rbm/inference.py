@@ -67,7 +67,7 @@ class InferenceResult:
         The same for the hidden units (``tau^h``).
     pairwise : ndarray of shape (n_samples, n_hidden, n_visible) or \
 (n_hidden, n_visible), or None
-        Belief that ``h_j = 1`` and ``v_i = 1`` (``Gamma`` of Eq. (18),
+        Belief that ``h_j = 1`` and ``v_i = 1`` (``Gamma`` of Ping & Ihler's Eq. (18),
         transposed to ``W``'s orientation), i.e. the estimate of
         ``E[h v^T]``; ``None`` unless ``pairwise=True``. For mean field it is
         the outer product ``tau^h tau^v^T``.
@@ -223,16 +223,17 @@ def belief_propagation(
           ``max(W + u, 0) - max(u, 0)`` for a cavity log-odds ``u``; the
           beliefs are normalised max-marginals.
     max_iter : int, default=100
-        Most iterations per model (the seed's ``T``).
+        Most iterations per model (Ping & Ihler's ``T``).
     tol : float, default=1e-3
         A model stops after the first iteration in which no singleton belief
-        changed by ``tol`` or more (the seed's tolerance).
+        changed by ``tol`` or more (Ping & Ihler's tolerance).
     damping : float in [0, 1), default=0.0
         Each new message is ``(1 - damping) * update + damping * old``,
-        mixed in log-odds space. The seed uses no damping; damping can help
+        mixed in log-odds space. Ping & Ihler use no damping; damping can help
         BP converge on strongly coupled models.
     pairwise : bool, default=False
-        Also return the pairwise beliefs ``tau(h_j = 1, v_i = 1)`` (Eq. (18)).
+        Also return the pairwise beliefs ``tau(h_j = 1, v_i = 1)`` (their
+        Eq. (18)).
 
     Returns
     -------
@@ -244,7 +245,7 @@ def belief_propagation(
     -----
     Messages are log-odds in ``W``'s orientation:
     ``A[j, i] = log m_{j->i}(v_i=1) - log m_{j->i}(v_i=0)`` (logit of the
-    seed's ``M^{vh}_{ij}``) and ``B[j, i]`` likewise from ``v_i`` to ``h_j``.
+    Ping & Ihler's ``M^{vh}_{ij}``) and ``B[j, i]`` likewise from ``v_i`` to ``h_j``.
     With the cavity log-odds ``u = logit tau^h_j - B[j, i]`` (the belief of
     ``h_j`` without ``v_i``'s message), Eq. (8) gives
     ``m_{j->i}(v) ~ sum_h exp(v W_ji h + u h)``, so Eq. (13) is
@@ -313,7 +314,7 @@ def mean_field(
     Iterates ``tau^v = sigmoid(b + W^T tau^h)`` then
     ``tau^h = sigmoid(c + W tau^v)`` from ``tau = sigmoid(bias)``, the
     fixed point of the fully factorised variational approximation (the
-    seed's "MF" inference, Ping & Ihler 2017, Sec. 4.1).
+    "MF" inference of Ping & Ihler 2017, Sec. 4.1).
 
     Parameters
     ----------
