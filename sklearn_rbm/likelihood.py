@@ -562,6 +562,9 @@ def log_likelihood_raise(
     n_hidden, n_visible = W.shape
     base = _check_base_rate(base_rate, W)
     X = _check_binary_rows(X, n_visible)
+    # Writeable copies of read-only parameters (joblib's memmaps): one
+    # compiled kernel per dtype instead of a second one for read-only arrays.
+    W, b, c, base = (np.require(a, requirements=["C", "W"]) for a in (W, b, c, base))
     schedule = ais_betas(1000 if betas is None else betas)
     seed = child_seed(random_state)
     rows_per_call = max(1, _RAISE_ROWS // n_chains)
