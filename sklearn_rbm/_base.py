@@ -267,12 +267,13 @@ class BaseBinaryRBM(
         >>> from sklearn_rbm import DCPBernoulliRBM
         >>> from sklearn_rbm.datasets import load_binary_digits
         >>> X, _ = load_binary_digits()
-        >>> rbm = DCPBernoulliRBM(n_components=12, n_iter=10, ais_n_chains=20,
-        ...                       ais_betas=300, random_state=0).fit(X[:1500])
-        >>> lower, upper = rbm.log_likelihood_bounds(X[1500:1600])
-        >>> exact = rbm.score(X[1500:1600])  # enumerated: 12 hidden units
-        >>> bool(lower < exact < upper), bool(upper - lower < 1.0)
-        (True, True)
+        >>> rbm = DCPBernoulliRBM(n_components=12, solver='csdcp', batch_size=20,
+        ...                       n_iter=50, ais_betas=300, random_state=0)
+        >>> rbm = rbm.fit(X[:1500])
+        >>> lower, upper = rbm.log_likelihood_bounds(X[1500:1550])
+        >>> exact = rbm.score(X[1500:1550])  # enumerated: 12 hidden units
+        >>> print(f"{lower:.2f} <= {exact:.2f} <= {upper:.2f}")
+        -17.95 <= -17.94 <= -17.89
         """
         X = self._validate_query(X)
         return log_likelihood_bounds(

@@ -667,6 +667,6 @@ def log_likelihood_bounds(
         base_rate=base_rate, n_chains=n_chains, betas=betas, random_state=random_state
     )
     log_z = log_partition_ais(W, b, c, **settings).log_z
-    upper = np.mean(-free_energy(X, W, b, c)) - log_z
+    upper = np.mean(-free_energy(X, W, b, c) - log_z)
     lower = np.mean(log_likelihood_raise(X, W, b, c, **settings))
     return LikelihoodBounds(float(lower), float(upper))

@@ -238,8 +238,8 @@ def test_raise_is_exact_when_the_rbm_is_the_base_model():
 
 @pytest.fixture(scope="module")
 def digits_rbm():
-    """A 64 x 12 RBM trained on binarised digits (exact log Z) and 100 held-out
-    digits."""
+    """A 64 x 12 RBM trained on 1,500 binarised digits (exact log Z), 100
+    held-out digits and the training digits."""
     from sklearn_rbm import DCPBernoulliRBM
     from sklearn_rbm.datasets import load_binary_digits
 
@@ -248,7 +248,7 @@ def digits_rbm():
         n_components=12, solver="csdcp", learning_rate=0.05, batch_size=20,
         n_iter=50, random_state=0,
     ).fit(X[:1500])  # fmt: skip
-    return rbm, X[1500:1600]
+    return rbm, X[1500:1600], X[:1500]
 
 
 def test_bracket_holds_the_exact_likelihood_and_narrows(digits_rbm):
@@ -262,7 +262,7 @@ def test_bracket_holds_the_exact_likelihood_and_narrows(digits_rbm):
     AIS errs high in expectation; one run's noise is covered by its own
     3-standard-error band, the slack allowed above. The bracket, averaged over
     three seeds, narrows from 0.4 nats at 10 temperatures to 0.002 at 1,000."""
-    rbm, T = digits_rbm
+    rbm, T, _ = digits_rbm
     args = (rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_)
     exact = rbm.score(T)
     free = np.mean(-free_energy(T, *args))
@@ -291,7 +291,7 @@ def test_bracket_holds_the_exact_likelihood_and_narrows(digits_rbm):
 
 
 def test_bounds_are_the_two_estimates_at_the_same_settings(digits_rbm):
-    rbm, T = digits_rbm
+    rbm, T, _ = digits_rbm
     args = (rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_)
     settings = dict(base_rate=rbm.base_rate_bias_, n_chains=10, betas=50)
     bounds = log_likelihood_bounds(T[:20], *args, **settings, random_state=3)
@@ -300,7 +300,7 @@ def test_bounds_are_the_two_estimates_at_the_same_settings(digits_rbm):
         "upper",
     )
     ais = log_partition_ais(*args, **settings, random_state=3)
-    assert bounds.upper == np.mean(-free_energy(T[:20], *args)) - ais.log_z
+    assert bounds.upper == np.mean(-free_energy(T[:20], *args) - ais.log_z)
     lower = log_likelihood_raise(T[:20], *args, **settings, random_state=3)
     assert bounds.lower == np.mean(lower)
 
@@ -310,7 +310,7 @@ def test_raise_is_reproducible_and_a_row_does_not_depend_on_the_others(digits_rb
     same row scores the same alone, in a shuffled batch or beside a duplicate
     (up to the rounding of batched matrix products, about 1e-15 here), while
     another seed moves the estimates by their Monte Carlo error."""
-    rbm, T = digits_rbm
+    rbm, T, _ = digits_rbm
     args = (rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_)
     settings = dict(base_rate=rbm.base_rate_bias_, n_chains=10, betas=30)
     X = T[:12]
@@ -330,7 +330,7 @@ def test_raise_is_reproducible_and_a_row_does_not_depend_on_the_others(digits_rb
 
 
 def test_raise_keeps_float32_reads_read_only_and_sparse_input(digits_rbm):
-    rbm, T = digits_rbm
+    rbm, T, _ = digits_rbm
     X = T[:10].copy()
     W, b, c = (rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_)
     settings = dict(base_rate=rbm.base_rate_bias_, n_chains=10, betas=30)
@@ -411,3 +411,36 @@ def test_raise_refuses_to_return_nan_for_a_diverged_model():
     X = np.ones((2, 3))
     with pytest.raises(FloatingPointError, match="did not diverge"):
         log_likelihood_raise(X, W, np.zeros(3), np.zeros(2), betas=5)
+
+
+def test_estimator_bounds_use_the_score_settings_and_stream(digits_rbm):
+    """``upper`` is ``score`` under AIS (the same run, fixed at fit time);
+    ``lower`` averages per-row RAISE estimates that do not depend on the
+    other rows; a FrankWolfeRBM has the method too."""
+    from sklearn.base import clone
+
+    from sklearn_rbm import FrankWolfeRBM
+
+    rbm, T, X_train = digits_rbm
+    rbm = clone(rbm).set_params(ais_n_chains=10, ais_betas=40).fit(X_train)
+    X = T[:6]
+    bounds = rbm.log_likelihood_bounds(X)
+    assert isinstance(bounds, LikelihoodBounds)
+    assert bounds == rbm.log_likelihood_bounds(X)
+    assert bounds.upper == rbm.set_params(score_method="ais").score(X)
+    alone = [rbm.log_likelihood_bounds(X[i : i + 1]).lower for i in range(6)]
+    shuffled = rbm.log_likelihood_bounds(X[::-1])
+    assert shuffled.lower == pytest.approx(np.mean(alone), rel=1e-12)
+    exact = rbm.set_params(score_method="exact").score(X)
+    assert bounds.lower < exact < bounds.upper + 0.5
+    with pytest.raises(ValueError, match="binary"):
+        rbm.log_likelihood_bounds(X * 0.5)
+
+    fw = FrankWolfeRBM(
+        max_components=3, n_samples_per_step=100, n_gibbs_steps=2,
+        n_bias_steps=2, ais_n_chains=10, ais_betas=40, random_state=0,
+    ).fit(X_train[:300])  # fmt: skip
+    lower, upper = fw.log_likelihood_bounds(X)
+    # Three weak units: both ends within Monte Carlo error of the exact value.
+    assert lower == pytest.approx(fw.score(X), abs=0.05)
+    assert upper == pytest.approx(fw.score(X), abs=0.2)
