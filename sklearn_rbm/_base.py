@@ -234,11 +234,13 @@ class BaseBinaryRBM(
         fit time). ``lower`` is the mean RAISE estimate (Burda, Grosse &
         Salakhutdinov 2015) with the same settings: ``ais_n_chains`` reverse
         chains per row, from the row down to the base-rate model. AIS errs
-        high and RAISE errs low, both in expectation, so the true value lies
-        between them up to Monte Carlo error; the gap shows how much the
-        temperatures can be trusted (see
+        high in expectation; RAISE errs low in expectation for data typical
+        of the model (on data the model fits poorly it can err high until
+        there are enough temperatures). Both converge to the truth as
+        temperatures are added, so a bracket that stays narrow when
+        ``ais_betas`` grows shows that the temperatures suffice (see
         :func:`~sklearn_rbm.likelihood.log_likelihood_bounds` for the exact
-        sense of each bound).
+        sense of each bound, and the user guide for measurements).
 
         Both ends are annealing estimates whatever ``score_method`` says: the
         bracket measures the annealing itself. When the smaller layer is

@@ -406,7 +406,7 @@ class LikelihoodBounds(NamedTuple):
     ----------
     lower : float
         Mean over the rows of the RAISE estimates of
-        :func:`log_likelihood_raise` (errs low).
+        :func:`log_likelihood_raise` (errs low on data typical of the RBM).
     upper : float
         Mean over the rows of ``-F(v) - log Z_AIS`` with ``log Z_AIS`` from
         :func:`log_partition_ais` (errs high).
@@ -612,13 +612,15 @@ def log_likelihood_bounds(
     Which sense of "bound": AIS estimates ``Z`` without bias, so by Jensen's
     inequality ``E[log Z_AIS] <= log Z`` and ``E[upper]`` is at least the
     true mean log-likelihood. RAISE estimates ``p_ann(v)`` without bias, so
-    ``E[lower]`` is at most the mean ``log p_ann(v)`` of the annealed model,
-    which lies below the RBM's own mean log-likelihood when the test rows are
-    typical of the RBM (for rows drawn from the RBM the gap is the
-    Kullback-Leibler divergence from the RBM to the annealed model) and
-    approaches it as temperatures are added. Both gaps shrink with more
-    temperatures, so a narrow bracket means both estimates are accurate; a
-    single run may still stray outside by its Monte Carlo error.
+    ``E[lower]`` is at most the mean ``log p_ann(v)`` of the annealed model.
+    That lies below the RBM's own mean log-likelihood for rows typical of the
+    RBM (for rows drawn from the RBM the gap is the Kullback-Leibler
+    divergence from the RBM to the annealed model), but not for every data
+    set: rows the RBM fits poorly can score higher under the annealed model,
+    and then ``lower`` exceeds the truth until there are enough temperatures.
+    Both gaps shrink as temperatures are added, so a bracket that stays
+    narrow when the temperatures are multiplied means both estimates are
+    accurate; a single run may still stray outside by its Monte Carlo error.
 
     Parameters
     ----------
