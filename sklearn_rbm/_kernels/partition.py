@@ -3,8 +3,8 @@ reverse annealing (RAISE) for per-example log-likelihoods.
 
 Orientation: ``W`` of shape ``(n_enumerated, n_summed)`` for the enumeration
 (the caller passes ``W`` or ``W.T`` so that the smaller layer is enumerated),
-``(n_hidden, n_visible)`` for AIS and RAISE. Log-weights and sums are float64 whatever
-the dtype of ``W``.
+``(n_hidden, n_visible)`` for AIS and RAISE. Log-weights and sums are float64
+whatever the dtype of ``W``.
 """
 
 import numba
@@ -86,9 +86,8 @@ def log_partition_enumerate(W, summed_bias, enumerated_bias):
     """``log sum_s exp(a^T s + sum_i softplus(summed_bias_i + (W^T s)_i))``.
 
     ``s`` runs over all ``2 ** W.shape[0]`` binary states of the enumerated
-    layer. Blocks of states are processed in parallel
-    and combined in a fixed order, so the result does not depend on the thread
-    count.
+    layer. Blocks of states are processed in parallel and combined in a fixed
+    order, so the result does not depend on the thread count.
     """
     n_enum = W.shape[0]
     block_bits = min(n_enum, _BLOCK_BITS)
