@@ -439,7 +439,7 @@ def _check_binary_rows(X, n_visible):
     if offending.size:
         raise ValueError(
             "X must be binary (0 or 1): reverse annealing starts its chains at "
-            f"the rows of X, but X holds {offending.flat[0]!r}. Binarise X "
+            f"the rows of X, but X holds {float(offending.flat[0])!r}. Binarise X "
             "first (e.g. X > 0.5)."
         )
     return X
