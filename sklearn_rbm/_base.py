@@ -240,7 +240,8 @@ class BaseBinaryRBM(
         temperatures are added, so a bracket that stays narrow when
         ``ais_betas`` grows shows that the temperatures suffice (see
         :func:`~sklearn_rbm.likelihood.log_likelihood_bounds` for the exact
-        sense of each bound, and the user guide for measurements).
+        sense of each bound, and the :ref:`user guide <likelihood_user_guide>`
+        for measurements).
 
         Both ends are annealing estimates whatever ``score_method`` says: the
         bracket measures the annealing itself. When the smaller layer is
@@ -248,10 +249,10 @@ class BaseBinaryRBM(
         (or ``'auto'``) gives the exact value to compare.
 
         Each row's reverse chains draw from a stream keyed by a hash of the
-        row and the fitted seed, so a row contributes the same estimate
-        wherever it stands in ``X`` and whatever rows come with it. RAISE
-        anneals ``ais_n_chains`` chains through every temperature for every
-        row: it costs about ``n_samples`` times one forward AIS run.
+        row and the fitted seed, so a row contributes the same estimate (to
+        rounding) wherever it stands in ``X`` and whatever rows come with it.
+        RAISE anneals ``ais_n_chains`` chains through every temperature for
+        every row: it costs about ``n_samples`` times one forward AIS run.
 
         Parameters
         ----------
