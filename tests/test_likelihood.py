@@ -225,10 +225,10 @@ def test_raise_weights_are_unbiased_for_the_annealed_model():
 def test_raise_estimates_a_normalised_model_that_errs_low_under_the_rbm():
     """Without enumerating the annealed model: its probabilities sum to one,
     so the mean RAISE weights of all 2 ** 8 states must too (within four
-    standard errors; the weights are heavy-tailed, so 50 chains per state
-    keep the mean near normal); and averaged under the RBM itself, the RAISE estimate
-    lies below log p (Jensen, and KL(p || p_ann) >= 0), by more with fewer
-    temperatures."""
+    standard errors; the weights are heavy-tailed, so 50 chains per state keep
+    the mean near normal); and averaged under the RBM itself, the RAISE
+    estimate lies below log p (Jensen, and KL(p || p_ann) >= 0), by more with
+    fewer temperatures."""
     rng = np.random.default_rng(3)
     W, b, c = random_rbm(rng, 5, 8, scale=1.0)
     base = 0.3 * rng.standard_normal(8)
