@@ -29,7 +29,7 @@ from ._divergence import (
     likelihood_ceiling,
 )
 from ._kernels.gibbs import gibbs_sample_visible
-from ._likelihood_mixin import LikelihoodMixin
+from ._likelihood_mixin import LikelihoodMixin, check_score_settings
 from ._utils import (
     check_memory,
     check_unit_interval,
@@ -161,7 +161,9 @@ class BaseBinaryRBM(
         return tags
 
     def _validate_training_data(self, X, reset=True):
-        """``X`` checked for ``fit``: finite, float, values in [0, 1]."""
+        """``X`` checked for ``fit``: finite, float, values in [0, 1]; the
+        scoring settings checked with it."""
+        check_score_settings(self)
         X = validate_data(
             self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, reset=reset
         )

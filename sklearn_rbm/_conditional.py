@@ -31,6 +31,7 @@ from ._conditional_solvers import SOLVERS, copy_warm_start, logistic_step
 from ._divergence import N_CHECKED_ROWS, base_rate_log_likelihood, diagnose
 from ._engine import Criterion, EpochTrainingMixin
 from ._kernels import bp as bp_kernels
+from ._likelihood_mixin import check_score_settings
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from ._utils import blas_threads_for, check_memory, child_seed, hold_out, kernel_rng
 from .likelihood import SCORE_PARAMETER_CONSTRAINTS
@@ -424,6 +425,7 @@ class ConditionalRBMRegressor(
             self, X, Y, multi_output=True, y_numeric=True, dtype=_FLOAT_DTYPES,
             accept_sparse="csr",
         )  # fmt: skip
+        check_score_settings(self)
         self._dtype, self._single_output = X.dtype, Y.ndim == 1
         X, Y = X.astype(np.float64, copy=False), binary_targets(Y)
         rs = check_random_state(self.random_state)

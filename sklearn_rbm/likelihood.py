@@ -241,13 +241,16 @@ def ais_betas(schedule):
     if (
         betas.ndim != 1
         or betas.size < 2
+        or not np.all(np.isfinite(betas))
         or betas[0] != 0.0
         or betas[-1] != 1.0
         or np.any(np.diff(betas) <= 0)
     ):
         raise ValueError(
             "An array of AIS inverse temperatures must increase strictly from "
-            "0 to 1 and hold at least two values."
+            "0 to 1, hold at least two values and no NaN; got "
+            f"{np.array2string(betas.ravel()[:6], precision=3)}"
+            f"{' ...' if betas.size > 6 else ''} (shape {betas.shape})."
         )
     return betas
 

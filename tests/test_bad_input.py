@@ -144,3 +144,21 @@ def test_absurd_sizes_are_refused_before_any_work(binary, make, parameter):
     )
     with pytest.raises(MemoryError, match=f"{parameter} .* more than this machine"):
         estimator.fit(*args)
+
+
+# ------------------------------------------------------------ ais_betas
+@pytest.mark.parametrize(
+    "betas", [[0.0, np.nan, 1.0], [0.0, 0.6, 0.5, 1.0], [1.0, 0.5, 0.0]]
+)
+@pytest.mark.parametrize("Estimator", [DCPBernoulliRBM, ConditionalRBMRegressor])
+def test_bad_ais_betas_are_refused_at_fit(binary, betas, Estimator):
+    """NaN or non-increasing temperatures used to give NaN scores or a
+    misleading 'parameters too large to anneal'."""
+    estimator = Estimator(n_components=2, n_iter=1, ais_betas=betas)
+    args = (
+        (binary[:, :5], binary[:, 5:8])
+        if Estimator is ConditionalRBMRegressor
+        else (binary,)
+    )
+    with pytest.raises(ValueError, match="ais_betas: .*increase strictly from 0 to 1"):
+        estimator.fit(*args)
