@@ -40,7 +40,7 @@ from ._utils import (
 )
 from .likelihood import (
     SCORE_PARAMETER_CONSTRAINTS,
-    free_energy,
+    _free_energy,
     log_likelihood_bounds,
     log_partition_ais,
     log_partition_exact,
@@ -141,7 +141,7 @@ class BaseBinaryRBM(
     def _diagnose_divergence(self, *parameters):
         """What went wrong with the fitted parameters, or None."""
         rows = self._checked_rows
-        log_p = -free_energy(
+        log_p = -_free_energy(
             rows, self.components_, self.intercept_visible_, self.intercept_hidden_
         )
         return diagnose(
@@ -204,7 +204,7 @@ class BaseBinaryRBM(
         model without knowing ``log Z``.
         """
         X = self._validate_query(X)
-        return free_energy(
+        return _free_energy(
             X, self.components_, self.intercept_visible_, self.intercept_hidden_
         )
 
@@ -291,7 +291,7 @@ class BaseBinaryRBM(
         # A likelihood is a probability of binary vectors: grey levels are
         # scored by the same formula, with a warning that it is no likelihood.
         warn_if_not_binary(X)
-        return -free_energy(
+        return -_free_energy(
             X, self.components_, self.intercept_visible_, self.intercept_hidden_
         )
 

@@ -23,7 +23,7 @@ from ._engine import Criterion, EpochTrainingMixin
 from ._kernels.gibbs import dcp_minibatch_update
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from ._utils import blas_threads_for, child_seed, kernel_rng, warn
-from .likelihood import base_rate_bias
+from .likelihood import _base_rate_bias
 
 __all__ = ["DCPBernoulliRBM"]
 
@@ -331,7 +331,7 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
             ("batch_size", self.batch_size), X.dtype.itemsize,
         )  # fmt: skip
         spec = _SOLVERS[self.solver]
-        self.base_rate_bias_ = base_rate_bias(X)
+        self.base_rate_bias_ = _base_rate_bias(X)
         if self.init is None:
             W = rs.normal(0.0, 0.01, size=(self.n_components, n_features)).astype(dtype)
             b = self.base_rate_bias_.astype(dtype)

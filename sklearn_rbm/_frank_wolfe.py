@@ -20,7 +20,7 @@ from ._base import BaseBinaryRBM, check_rbm_memory
 from ._frank_wolfe_growth import Growth
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from ._utils import blas_threads_for, child_seed
-from .likelihood import base_rate_bias
+from .likelihood import _base_rate_bias
 
 __all__ = ["FrankWolfeRBM"]
 
@@ -306,7 +306,7 @@ class FrankWolfeRBM(BaseBinaryRBM):
         # dense float64, once.
         X_train = X_train.toarray() if sp.issparse(X_train) else X_train
         X_train = np.asarray(X_train, dtype=np.float64)
-        self.base_rate_bias_ = base_rate_bias(X_train)
+        self.base_rate_bias_ = _base_rate_bias(X_train)
         self._ais_seed = child_seed(rs)
         self.random_state_ = check_random_state(child_seed(rs))
         growth = Growth(

@@ -243,6 +243,22 @@ def check_sample_weight(sample_weight, n_samples):
     return weights
 
 
+def as_real_array(value, name):
+    """``value`` as a dense numpy array of real numbers, or a ValueError that
+    names it: sparse matrices, complex and non-numeric values are refused
+    (numpy would densify, drop the imaginary part or fail obscurely)."""
+    if sp.issparse(value):
+        raise ValueError(
+            f"{name} must be a dense array, got a sparse matrix; pass {name}.toarray()."
+        )
+    array = np.asarray(value)
+    if array.dtype.kind == "c":
+        raise ValueError(f"{name} must be real, got complex values.")
+    if array.dtype.kind not in "fiub":
+        raise ValueError(f"{name} must hold numbers, got dtype {array.dtype}.")
+    return array
+
+
 def check_unit_interval(X, what="X"):
     """Refuse values outside [0, 1], the domain of a Bernoulli visible unit.
 

@@ -27,6 +27,7 @@ from scipy.special import expit, logsumexp, xlogy
 
 from ._kernels import bp as _bp
 from ._kernels.partition import log_partition_enumerate
+from ._utils import as_real_array
 from .likelihood import MAX_EXACT_UNITS, check_enumerable
 
 __all__ = [
@@ -44,6 +45,10 @@ _PRODUCTS = {
     "mixed": _bp.MIXED_PRODUCT,
     "max": _bp.MAX_PRODUCT,
 }
+
+# Largest field (bias plus a sum of |W|) inference accepts: far below the
+# float64 overflow at 1.8e308, far above any meaningful RBM.
+_LARGEST_FIELD = 1e300
 
 # States per chunk of the vectorised enumeration in exact_marginals.
 _CHUNK = 4096
@@ -117,15 +122,15 @@ def _as_float64(array):
 
 def _check_model(components, visible_bias, hidden_bias):
     """Validated float64 ``W (n, m)``, ``B1 (S, m)``, ``B2 (S, n)`` and batchedness."""
-    W = np.asarray(components, dtype=np.float64)
+    W = as_real_array(components, "components").astype(np.float64)
     if W.ndim != 2 or 0 in W.shape:
         raise ValueError(
             "components must be a non-empty 2-D array of shape (n_hidden, "
             f"n_visible); got shape {W.shape}."
         )
     n_hidden, n_visible = W.shape
-    b = np.asarray(visible_bias, dtype=np.float64)
-    c = np.asarray(hidden_bias, dtype=np.float64)
+    b = as_real_array(visible_bias, "visible_bias").astype(np.float64)
+    c = as_real_array(hidden_bias, "hidden_bias").astype(np.float64)
     if b.ndim not in (1, 2) or b.shape[-1] != n_visible:
         raise ValueError(
             f"visible_bias must have shape ({n_visible},) or (n_samples, "
@@ -148,11 +153,33 @@ def _check_model(components, visible_bias, hidden_bias):
     ):
         if not np.all(np.isfinite(value)):
             raise ValueError(f"{name} contains NaN or infinite values.")
+    _check_fields(W, b, c)
     batched = b.ndim == 2 or c.ndim == 2
     n_samples = b.shape[0] if b.ndim == 2 else (c.shape[0] if c.ndim == 2 else 1)
     B1 = np.broadcast_to(b, (n_samples, n_visible))
     B2 = np.broadcast_to(c, (n_samples, n_hidden))
     return _as_float64(W), _as_float64(B1), _as_float64(B2), batched
+
+
+def _check_fields(W, b, c):
+    """Refuse parameters whose fields overflow float64.
+
+    Every message, belief and field is bounded by a bias plus a row or column
+    sum of ``|W|`` (plus one ``|W_ji|`` for the pairwise beliefs); beyond
+    float64's range they become infinities whose differences are NaN.
+    """
+    with np.errstate(over="ignore"):  # an overflow here is what we look for
+        largest = max(
+            np.abs(b).max(initial=0.0) + np.abs(W).sum(axis=0).max(initial=0.0),
+            np.abs(c).max(initial=0.0) + np.abs(W).sum(axis=1).max(initial=0.0),
+        ) + np.abs(W).max(initial=0.0)
+    if not largest < _LARGEST_FIELD:
+        raise ValueError(
+            "The parameters are too large for inference in float64: a bias plus "
+            f"a row or column sum of |components| reaches {largest:.3g}, beyond "
+            f"{_LARGEST_FIELD:.0e}. (Sigmoids saturate near 40; parameters this "
+            "large come from a diverged fit.)"
+        )
 
 
 def _check_iteration(max_iter, tol, damping):

@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logit, logsumexp
 from sklearn.utils import check_array
+from sklearn.utils.extmath import safe_sparse_dot
 
 from ._kernels.partition import (
     ais_log_weights,
@@ -35,7 +36,13 @@ from ._kernels.partition import (
     raise_log_weights,
 )
 from ._sklearn_compat import Interval, StrOptions, validate_params
-from ._utils import blas_threads_for, child_seed, kernel_rng
+from ._utils import (
+    as_real_array,
+    blas_threads_for,
+    check_unit_interval,
+    child_seed,
+    kernel_rng,
+)
 
 __all__ = [
     "MAX_ENUMERABLE_UNITS",
@@ -116,11 +123,15 @@ def check_enumerable(n_units, what, *, limit=MAX_ENUMERABLE_UNITS, instead):
 
 
 def _check_rbm(components, intercept_visible, intercept_hidden):
-    W = np.ascontiguousarray(components)
+    W = np.ascontiguousarray(as_real_array(components, "components"))
     if W.dtype not in (np.float32, np.float64):
         W = W.astype(np.float64)
-    b = np.ascontiguousarray(intercept_visible, dtype=W.dtype)
-    c = np.ascontiguousarray(intercept_hidden, dtype=W.dtype)
+    b = np.ascontiguousarray(
+        as_real_array(intercept_visible, "intercept_visible"), dtype=W.dtype
+    )
+    c = np.ascontiguousarray(
+        as_real_array(intercept_hidden, "intercept_hidden"), dtype=W.dtype
+    )
     if W.ndim != 2 or b.shape != (W.shape[1],) or c.shape != (W.shape[0],):
         raise ValueError(
             "components must have shape (n_hidden, n_visible) with "
@@ -134,16 +145,60 @@ def _check_rbm(components, intercept_visible, intercept_hidden):
     return W, b, c
 
 
+@validate_params(
+    {
+        "X": ["array-like", "sparse matrix"],
+        "components": ["array-like"],
+        "intercept_visible": ["array-like"],
+        "intercept_hidden": ["array-like"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def free_energy(X, components, intercept_visible, intercept_hidden):
     """Free energy ``F(v) = -b^T v - sum_j softplus(W_j v + c_j)`` of each row.
 
-    ``X`` may be dense or a scipy sparse matrix; the result is float64.
-    """
-    from sklearn.utils.extmath import safe_sparse_dot
+    ``log p(v) = -F(v) - log Z``: free energies compare rows under one model
+    without its partition function.
 
-    pre = safe_sparse_dot(X, np.asarray(components).T, dense_output=True)
-    pre = pre + intercept_hidden
-    visible_term = safe_sparse_dot(X, np.asarray(intercept_visible), dense_output=True)
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_visible)
+        Visible vectors (finite; dense or CSR).
+    components : array-like of shape (n_hidden, n_visible)
+        Weight matrix ``W``.
+    intercept_visible : array-like of shape (n_visible,)
+        Visible biases ``b``.
+    intercept_hidden : array-like of shape (n_hidden,)
+        Hidden biases ``c``.
+
+    Returns
+    -------
+    free_energy : ndarray of shape (n_samples,)
+        float64, whatever the dtype of the inputs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rbm.likelihood import free_energy
+    >>> W, b, c = np.zeros((2, 3)), np.ones(3), np.zeros(2)
+    >>> free_energy(np.eye(3), W, b, c)  # -1 - 2 log 2 for each row
+    array([-2.38629436, -2.38629436, -2.38629436])
+    """
+    W, b, c = _check_rbm(components, intercept_visible, intercept_hidden)
+    X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
+    if X.shape[1] != W.shape[1]:
+        raise ValueError(
+            f"X has {X.shape[1]} features but components has {W.shape[1]} "
+            "visible units."
+        )
+    return _free_energy(X, W, b, c)
+
+
+def _free_energy(X, W, b, c):
+    """:func:`free_energy` without the checks, for internal callers."""
+    pre = safe_sparse_dot(X, np.asarray(W).T, dense_output=True)
+    pre = pre + c
+    visible_term = safe_sparse_dot(X, np.asarray(b), dense_output=True)
     return -np.asarray(visible_term, dtype=np.float64).ravel() - np.logaddexp(
         0.0, pre.astype(np.float64)
     ).sum(axis=1)
@@ -255,13 +310,45 @@ def ais_betas(schedule):
     return betas
 
 
+@validate_params(
+    {
+        "X": ["array-like", "sparse matrix"],
+        "clip": [Interval(numbers.Real, 0, 0.5, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def base_rate_bias(X, *, clip=1e-3):
     """Visible biases of the base-rate model: ``logit`` of the clipped data mean.
 
-    Used both as the seed's initial visible biases and as the AIS base model.
-    The mean is clipped to ``[clip, 1 - clip]`` so that pixels that are always
-    0 or always 1 get finite biases.
+    The independent model that matches the data's mean of each unit: the
+    initial visible biases of Upadhya & Sastry (2017) and the base model of
+    AIS. The mean is clipped to ``[clip, 1 - clip]`` so that units that are
+    always 0 or always 1 get finite biases.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_visible)
+        Data with values in [0, 1], at least one row.
+    clip : float in (0, 0.5), default=1e-3
+        Smallest distance of a unit's probability from 0 and 1.
+
+    Returns
+    -------
+    bias : ndarray of shape (n_visible,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rbm.likelihood import base_rate_bias
+    >>> base_rate_bias(np.array([[1, 0], [1, 1]]))  # means 1 (clipped) and 1/2
+    array([6.90675478, 0.        ])
     """
+    X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
+    return _base_rate_bias(check_unit_interval(X), clip)
+
+
+def _base_rate_bias(X, clip=1e-3):
+    """:func:`base_rate_bias` without the checks, for internal callers."""
     mean = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
     return logit(np.clip(mean, clip, 1.0 - clip))
 
@@ -584,7 +671,7 @@ def log_likelihood_raise(
         stop = start + block.shape[0]
         log_mean_w[start:stop] = logsumexp(log_w, axis=1) - np.log(n_chains)
     # log w = log p*_1(v) - log Z_0 + (the kernel's sum over the reverse chain).
-    return log_mean_w - free_energy(X, W, b, c) - _base_log_partition(base, W)
+    return log_mean_w - _free_energy(X, W, b, c) - _base_log_partition(base, W)
 
 
 @validate_params(
@@ -672,6 +759,6 @@ def log_likelihood_bounds(
         base_rate=base_rate, n_chains=n_chains, betas=betas, random_state=random_state
     )
     log_z = log_partition_ais(W, b, c, **settings).log_z
-    upper = np.mean(-free_energy(X, W, b, c) - log_z)
+    upper = np.mean(-_free_energy(X, W, b, c) - log_z)
     lower = np.mean(log_likelihood_raise(X, W, b, c, **settings))
     return LikelihoodBounds(float(lower), float(upper))

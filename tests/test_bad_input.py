@@ -11,6 +11,13 @@ import scipy.sparse as sp
 
 from sklearn_rbm import ConditionalRBMRegressor, DCPBernoulliRBM, FrankWolfeRBM
 from sklearn_rbm.datasets import load_binary_digits
+from sklearn_rbm.inference import belief_propagation, bethe_log_partition, mean_field
+from sklearn_rbm.likelihood import (
+    base_rate_bias,
+    free_energy,
+    log_partition_ais,
+    log_partition_exact,
+)
 
 
 @pytest.fixture(scope="module")
@@ -162,3 +169,50 @@ def test_bad_ais_betas_are_refused_at_fit(binary, betas, Estimator):
     )
     with pytest.raises(ValueError, match="ais_betas: .*increase strictly from 0 to 1"):
         estimator.fit(*args)
+
+
+# ------------------------------------------- public likelihood and inference
+def _rbm():
+    return np.zeros((2, 3)), np.zeros(3), np.zeros(2)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda W, b, c: free_energy(np.ones(3), W, b, c), "Expected 2D array"),
+        (lambda W, b, c: free_energy(np.ones((4, 5)), W, b, c), "5 features but"),
+        (lambda W, b, c: free_energy(np.full((4, 3), np.nan), W, b, c), "NaN"),
+        (lambda W, b, c: free_energy(np.ones((0, 3)), W, b, c), "0 sample"),
+        (lambda W, b, c: free_energy(np.ones((4, 3)), W, np.zeros(5), c), "shape"),
+        (lambda W, b, c: base_rate_bias(np.ones(3)), "Expected 2D array"),
+        (lambda W, b, c: base_rate_bias(np.full((3, 2), np.nan)), "NaN"),
+        (lambda W, b, c: base_rate_bias(np.ones((0, 3))), "0 sample"),
+        (lambda W, b, c: base_rate_bias(np.ones((2, 3)), clip=0.7), "clip"),
+        (lambda W, b, c: base_rate_bias(np.ones((2, 3)), clip=0.0), "clip"),
+        (lambda W, b, c: base_rate_bias(2 * np.ones((2, 3))), "values in"),
+        (lambda W, b, c: log_partition_exact(W + 1j, b, c), "must be real"),
+        (lambda W, b, c: log_partition_ais(W + 0j, b, c, betas=10), "must be real"),
+        (lambda W, b, c: log_partition_exact(sp.csr_matrix(W), b, c), "toarray"),
+        (lambda W, b, c: belief_propagation(W + 1j, b, c), "must be real"),
+        (lambda W, b, c: belief_propagation(sp.csr_matrix(W), b, c), "toarray"),
+        (lambda W, b, c: mean_field(W, b.astype(object), c), "must hold numbers"),
+        (
+            lambda W, b, c: belief_propagation(W + 1e308, b, c, pairwise=True),
+            "too large for inference",
+        ),
+    ],
+)
+def test_public_functions_validate_their_arguments(call, message):
+    """These raised AttributeError, broadcasting or axis errors, returned NaN
+    or -inf, truncated complex values, or (huge weights) returned NaN pairwise
+    beliefs while reporting convergence."""
+    with pytest.raises(ValueError, match=message):
+        call(*_rbm())
+
+
+def test_empty_batches_of_models_give_empty_results():
+    W = np.zeros((2, 3))
+    empty_b, empty_c = np.zeros((0, 3)), np.zeros((0, 2))
+    assert bethe_log_partition(W, empty_b, empty_c).shape == (0,)
+    assert belief_propagation(W, empty_b, empty_c).visible.shape == (0, 3)
+    assert mean_field(W, empty_b, empty_c).hidden.shape == (0, 2)
