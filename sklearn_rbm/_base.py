@@ -34,6 +34,7 @@ from ._utils import (
     check_memory,
     check_unit_interval,
     hold_out,
+    kernel_array,
     kernel_rng,
     validate_held_out,
     warn_if_not_binary,
@@ -224,9 +225,9 @@ class BaseBinaryRBM(
         return self._gibbs(V, 1, kernel_rng(self.random_state_))
 
     def _gibbs(self, V, n_steps, rng):
-        W = np.ascontiguousarray(self.components_, dtype=V.dtype)
-        b = self.intercept_visible_.astype(V.dtype)
-        c = self.intercept_hidden_.astype(V.dtype)
+        W = kernel_array(self.components_, V.dtype)
+        b = kernel_array(self.intercept_visible_, V.dtype)
+        c = kernel_array(self.intercept_hidden_, V.dtype)
         return gibbs_sample_visible(V, W, b, c, n_steps, rng)
 
     def sample(self, n_samples=1, *, n_steps=1000, random_state=None):

@@ -33,7 +33,14 @@ from ._engine import Criterion, EpochTrainingMixin
 from ._kernels import bp as bp_kernels
 from ._likelihood_mixin import check_score_settings
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
-from ._utils import blas_threads_for, check_memory, child_seed, hold_out, kernel_rng
+from ._utils import (
+    blas_threads_for,
+    check_memory,
+    child_seed,
+    hold_out,
+    kernel_array,
+    kernel_rng,
+)
 from .likelihood import SCORE_PARAMETER_CONSTRAINTS
 
 __all__ = ["ConditionalRBMRegressor"]
@@ -316,6 +323,7 @@ class ConditionalRBMRegressor(
         # and ``multi_label=True`` says the outputs are predicted jointly.
         # The estimator type stays 'regressor' (KFold, not stratified, CV).
         tags.classifier_tags = ClassifierTags(multi_class=False, multi_label=True)
+        tags.input_tags.sparse = True
         return tags
 
     # ------------------------------------------------------------ settings
@@ -542,7 +550,7 @@ class ConditionalRBMRegressor(
 
     def _infer(self, X, method):
         B1, B2 = self._biases(X)
-        W = np.ascontiguousarray(self.components_, dtype=np.float64)
+        W = kernel_array(self.components_)
         return beliefs(
             W, B1, B2, method, self.inference_max_iter_,
             self.inference_tol, self.inference_damping,

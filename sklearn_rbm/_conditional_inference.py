@@ -16,7 +16,7 @@ from scipy.special import expit
 
 from ._kernels import bp as bp_kernels
 from ._likelihood_mixin import resolve_score_method
-from ._utils import check_sample_weight, validate_held_out
+from ._utils import check_sample_weight, kernel_array, validate_held_out
 from .inference import (
     _bethe_log_partition,
     _check_enumerable,
@@ -188,7 +188,7 @@ class ConditionalLikelihoodMixin:
         X = self._validate_query(X)
         Y = check_targets_for(X, Y, self.n_outputs_)
         B1, B2 = self._biases(X)
-        W = np.ascontiguousarray(self.components_, dtype=np.float64)
+        W = kernel_array(self.components_)
         log_p_tilde = log_unnormalised(W, B1, B2, Y)
         method = resolve_score_method(
             self.score_method, min(W.shape), approximate="bethe", limit=MAX_EXACT_UNITS

@@ -243,6 +243,18 @@ def check_sample_weight(sample_weight, n_samples):
     return weights
 
 
+def kernel_array(array, dtype=np.float64):
+    """``array`` as the kernels take it: C-contiguous and writeable, of
+    ``dtype`` (copied only when it is not already).
+
+    numba compiles one specialisation per array type, and read-only or
+    Fortran-ordered arrays are other types: a fitted model reloaded
+    memory-mapped by joblib (read-only ``components_``) would otherwise make
+    every kernel compile a second time, seconds each.
+    """
+    return np.require(array, dtype=dtype, requirements=["C", "W"])
+
+
 def as_real_array(value, name):
     """``value`` as a dense numpy array of real numbers, or a ValueError that
     names it: sparse matrices, complex and non-numeric values are refused

@@ -27,7 +27,7 @@ from scipy.special import expit, logsumexp, xlogy
 
 from ._kernels import bp as _bp
 from ._kernels.partition import log_partition_enumerate
-from ._utils import as_real_array
+from ._utils import as_real_array, kernel_array
 from .likelihood import MAX_EXACT_UNITS, check_enumerable
 
 __all__ = [
@@ -113,13 +113,6 @@ class ExactMarginals(NamedTuple):
     log_partition: np.ndarray | float
 
 
-def _as_float64(array):
-    # One compiled specialisation: float64, C-contiguous, writeable (numba
-    # compiles read-only arrays separately; a copy of a read-only input is
-    # cheap next to inference on it).
-    return np.require(array, dtype=np.float64, requirements=["C", "W"])
-
-
 def _check_model(components, visible_bias, hidden_bias):
     """Validated float64 ``W (n, m)``, ``B1 (S, m)``, ``B2 (S, n)`` and batchedness."""
     W = as_real_array(components, "components").astype(np.float64)
@@ -158,7 +151,7 @@ def _check_model(components, visible_bias, hidden_bias):
     n_samples = b.shape[0] if b.ndim == 2 else (c.shape[0] if c.ndim == 2 else 1)
     B1 = np.broadcast_to(b, (n_samples, n_visible))
     B2 = np.broadcast_to(c, (n_samples, n_hidden))
-    return _as_float64(W), _as_float64(B1), _as_float64(B2), batched
+    return kernel_array(W), kernel_array(B1), kernel_array(B2), batched
 
 
 def _check_fields(W, b, c):

@@ -41,6 +41,7 @@ from ._utils import (
     blas_threads_for,
     check_unit_interval,
     child_seed,
+    kernel_array,
     kernel_rng,
 )
 
@@ -123,15 +124,10 @@ def check_enumerable(n_units, what, *, limit=MAX_ENUMERABLE_UNITS, instead):
 
 
 def _check_rbm(components, intercept_visible, intercept_hidden):
-    W = np.ascontiguousarray(as_real_array(components, "components"))
-    if W.dtype not in (np.float32, np.float64):
-        W = W.astype(np.float64)
-    b = np.ascontiguousarray(
-        as_real_array(intercept_visible, "intercept_visible"), dtype=W.dtype
-    )
-    c = np.ascontiguousarray(
-        as_real_array(intercept_hidden, "intercept_hidden"), dtype=W.dtype
-    )
+    W = as_real_array(components, "components")
+    W = kernel_array(W, W.dtype if W.dtype in (np.float32, np.float64) else np.float64)
+    b = kernel_array(as_real_array(intercept_visible, "intercept_visible"), W.dtype)
+    c = kernel_array(as_real_array(intercept_hidden, "intercept_hidden"), W.dtype)
     if W.ndim != 2 or b.shape != (W.shape[1],) or c.shape != (W.shape[0],):
         raise ValueError(
             "components must have shape (n_hidden, n_visible) with "

@@ -93,8 +93,9 @@ def log_partition_enumerate(W, summed_bias, enumerated_bias):
     states); larger ones go to :func:`_log_partition_blocks`.
     """
     if W.shape[0] <= _BLOCK_BITS:
+        first = np.int64(0)  # typed as the parallel path's: one specialisation
         running_max, running_sum = _enumerate_block(
-            W, summed_bias, enumerated_bias, 0, 1 << W.shape[0]
+            W, summed_bias, enumerated_bias, first, 1 << W.shape[0]
         )
         return running_max + np.log(running_sum)
     return _log_partition_blocks(W, summed_bias, enumerated_bias)
