@@ -18,9 +18,9 @@ with fewer images, fewer hidden units and fewer epochs than their 50,000
 training images, 256 hidden units and 50-200 epochs. As in the paper, every
 method's learning rate is chosen on held-out data only: on digits each method
 (LR included) is fitted with every rate of a small grid, 0.2, 0.1 and 0.05
-(LR also 0.02), from Ping & Ihler's initialisation (mini-batches of 20, at most
-100 epochs, 200 for LR: early stopping, not the cap, ends every fit that is
-chosen), and the rate with the lowest held-out pixel error is kept. On MNIST
+(LR also 0.02), from Ping & Ihler's initialisation (mini-batches of 20, at
+most 100 epochs, 200 for LR: early stopping, not the cap, ends every fit that
+is chosen), and the rate with the lowest held-out pixel error is kept. On MNIST
 the budget forces two changes:
 
 * every CRBM starts from the fitted LR (``init=``): on a few thousand images

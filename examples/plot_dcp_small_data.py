@@ -11,8 +11,8 @@ one batch. The models are small enough to compute the exact average
 log-likelihood (ATLL) after every few epochs, which is what we plot, averaged
 over several random initialisations.
 
-Upadhya & Sastry train for 50,000 epochs over 25 trials; this CPU-scale version uses
-fewer of both (``SKLEARN_RBM_EXAMPLE_QUICK=1`` shrinks it further).
+Upadhya & Sastry train for 50,000 epochs over 25 trials; this CPU-scale
+version uses fewer of both (``SKLEARN_RBM_EXAMPLE_QUICK=1`` shrinks it further).
 """
 
 # %%
