@@ -12,7 +12,8 @@ shows whether a setting that helps the features hurts the density.
 Prints one row per configuration: mean and spread of the accuracy over the
 random states, mean log-likelihood, seconds per fit.
 
-Usage: python benchmarks/exp_dcp_defaults.py [N_STATES]
+Usage: python benchmarks/exp_dcp_defaults.py [N_STATES] [NAME_FILTER]
+(``NAME_FILTER``: run only the configurations whose name contains it.)
 """
 
 import sys
@@ -34,6 +35,11 @@ CONFIGURATIONS = {
     "old default: sdcp, lr 0.05, batch 100": dict(learning_rate=0.05, batch_size=100),
     "sdcp, lr 0.1, batch 10": dict(learning_rate=0.1, batch_size=10),
     "sdcp, lr 0.05, batch 20": dict(learning_rate=0.05, batch_size=20),
+    "sdcp, lr 0.1, batch 100": dict(learning_rate=0.1, batch_size=100),
+    "sdcp, lr 0.2, batch 100": dict(learning_rate=0.2, batch_size=100),
+    "sdcp, lr 0.05, batch 50": dict(learning_rate=0.05, batch_size=50),
+    "sdcp, lr 0.1, batch 50": dict(learning_rate=0.1, batch_size=50),
+    "csdcp, lr 0.1, batch 100": dict(solver="csdcp", learning_rate=0.1, batch_size=100),
     "pcd, lr 0.1, batch 10": dict(solver="pcd", learning_rate=0.1, batch_size=10),
     "csdcp, lr 0.05, batch 10": dict(solver="csdcp", learning_rate=0.05, batch_size=10),
 }
@@ -51,6 +57,7 @@ def test_log_likelihood(rbm, X_train, X_test):
 
 def main():
     n_states = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    wanted = sys.argv[2] if len(sys.argv) > 2 else ""
     X, y = load_mnist_subset()
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.3, random_state=0, stratify=y
@@ -58,6 +65,8 @@ def main():
     header = f"{'configuration':48s} {'accuracy':>16s} {'test log-lik (AIS)':>28s}"
     print(f"{header} {'s/fit':>7s}")
     for name, settings in CONFIGURATIONS.items():
+        if wanted not in name:
+            continue
         accuracies, likelihoods, seconds = [], [], []
         for state in range(n_states):
             if settings is None:
