@@ -27,7 +27,6 @@ from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._utils import (
     blas_threads_for,
     child_seed,
-    divergence,
     hold_out,
     kernel_rng,
     validate_held_out,
@@ -378,6 +377,12 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         self.n_iter_ = 0
         self._publish(W)
 
+    def _start_sigma(self):
+        """``sigma`` at initialisation: the data's, or the fixed one."""
+        if self._learns_sigma():
+            return self.base_sigma_
+        return self._fixed_sigma(self.base_sigma_.size, np.float64)
+
     def _publish(self, W=None):
         """Expose the uncentred RBM of the training state (weights ``W``)."""
         W = self.components_ if W is None else W
@@ -430,6 +435,7 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         X_train, X_val = self._held_out(X, X_val, rs)
         self._initialise(X_train, rs)
         self._start_history()
+        self._watch_divergence(X_train, self._start_sigma())
         validation = None if X_val is None else (X_val,)
         with self._blas_threads():
             self._run_epochs(
@@ -458,6 +464,7 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
             self._initialise(X, check_random_state(self.random_state))
         self._start_history(keep=not first_call)
         X = X.astype(self.components_.dtype, copy=False)
+        self._watch_divergence(X, self._start_sigma())
         with self._blas_threads():
             self._run_epochs((X,), None, 1, self._shuffle_rs, early_stopping=False)
         return self
@@ -497,7 +504,7 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         self._publish()
 
     def _divergence(self):
-        problem = divergence(
+        problem = self._diagnose_divergence(
             self.components_,
             self._centred_visible_bias,
             self._centred_hidden_bias,
@@ -505,9 +512,9 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         )
         if problem is not None:
             return (
-                f"the parameters became {problem} with "
-                f"learning_rate={self.learning_rate:g}. Use a smaller learning_rate "
-                "(and momentum), check that X is standardised, or fix sigma."
+                f"{problem}, with learning_rate={self.learning_rate:g}. Use a "
+                "smaller learning_rate (and momentum), check that X is "
+                "standardised, or fix sigma."
             )
         if not self._learns_sigma():
             return None

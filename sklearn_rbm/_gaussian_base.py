@@ -23,6 +23,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._divergence import N_CHECKED_ROWS, diagnose
 from ._kernels.gaussian import gibbs_sample_scaled
 from ._likelihood_mixin import LikelihoodMixin
 from ._utils import kernel_rng
@@ -67,6 +68,51 @@ class BaseGaussianRBM(
         return validate_data(
             self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
         )
+
+    # ----------------------------------------------------------- divergence
+    def _watch_divergence(self, X, start_sigma):
+        """Fix the training rows on which :meth:`_diagnose_divergence` judges
+        the model, and their exact mean log-density under the model every fit
+        starts from: independent Gaussians with the data's means
+        (``base_mean_``) and the initial standard deviations ``start_sigma``."""
+        rows = X[:N_CHECKED_ROWS]
+        rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
+        self._checked_rows = rows.astype(np.float64)
+        start_sigma = np.asarray(start_sigma, np.float64)
+        z = (self._checked_rows - self.base_mean_) / start_sigma
+        self._checked_baseline = float(
+            -np.sum(np.log(np.sqrt(2.0 * np.pi) * start_sigma))
+            - 0.5 * np.mean(np.sum(z * z, axis=1))
+        )
+
+    def _diagnose_divergence(self, *parameters):
+        """What went wrong with the fitted parameters, or None.
+
+        ``Z = prod_i sqrt(2 pi) sigma_i * sum_h exp(q(h))`` with ``q(h) = c^T h
+        + sum_i ((b_i + (W^T h)_i)^2 - b_i^2) / (2 sigma_i^2)``, so any hidden
+        states give a lower bound on ``log Z`` and an upper bound (a ceiling)
+        on the checked rows' mean log-density: ``h = 0`` and the rows' most
+        probable hidden states. A ceiling far below the independent
+        Gaussians' log-density is a model certainly worse than that start
+        (collapsed variances, runaway weights; see ``_divergence.py``).
+        """
+        rows = self._checked_rows
+        W, b, c, sigma = (np.asarray(p, np.float64) for p in self._parameters())
+        if not all(np.all(np.isfinite(p)) for p in (W, b, c, sigma)):
+            return diagnose(np.nan, self._checked_baseline, 0, *parameters)
+        log_p = -gaussian_free_energy(rows, W, b, c, sigma)
+        with np.errstate(over="ignore", invalid="ignore"):
+            H = (rows @ (W / sigma**2).T + c > 0).astype(np.float64)
+            means = b + H @ W
+            q = H @ c + 0.5 * np.sum((means**2 - b**2) / sigma**2, axis=1)
+        log_z_lower = np.sum(np.log(np.sqrt(2.0 * np.pi) * sigma)) + max(
+            0.0, float(np.max(q))
+        )
+        return diagnose(
+            float(np.mean(log_p) - log_z_lower), self._checked_baseline,
+            rows.shape[1], *parameters,
+            reference="the independent Gaussians the fit started from",
+        )  # fmt: skip
 
     def transform(self, X):
         """Hidden-unit activation probabilities ``p(h = 1 | v)``.
