@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import validate_data
 
+from ._base import check_rbm_memory
 from ._dcp import _SOLVERS as _BINARY_SOLVERS
 from ._dcp import DCPBernoulliRBM, _dcp_step, _dense, resolve_solver
 from ._engine import Criterion, EpochTrainingMixin
@@ -347,6 +348,10 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         ``sigma`` the data's mean and standard deviation: at the start the
         model is (nearly) the independent Gaussians that fit the data."""
         n_features, dtype = X.shape[1], X.dtype
+        check_rbm_memory(
+            ("n_components", self.n_components), n_features,
+            ("batch_size", self.batch_size), X.dtype.itemsize,
+        )  # fmt: skip
         mean, variance = _column_moments(X)
         self.base_mean_ = mean
         self.base_sigma_ = np.maximum(np.sqrt(variance), self.min_sigma)

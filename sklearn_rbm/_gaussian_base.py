@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._divergence import N_CHECKED_ROWS, diagnose
 from ._kernels.gaussian import gibbs_sample_scaled
 from ._likelihood_mixin import LikelihoodMixin
-from ._utils import kernel_rng
+from ._utils import check_memory, kernel_rng
 from .likelihood import (
     SCORE_PARAMETER_CONSTRAINTS,
     gaussian_free_energy,
@@ -35,6 +35,32 @@ from .likelihood import (
 )
 
 FLOAT_DTYPES = (np.float64, np.float32)
+
+
+def log_density_ceiling(X, W, b, c, sigma, n_probes=100):
+    """An upper bound on the mean log-density of the dense rows ``X``
+    (float64 parameters), computable without ``log Z``.
+
+    ``Z = prod_i sqrt(2 pi) sigma_i * sum_h exp(q(h))`` with ``q(h) = c^T h +
+    sum_i ((b_i + (W^T h)_i)^2 - b_i^2) / (2 sigma_i^2)``, so any hidden
+    states bound ``log Z`` from below: here ``h = 0`` and the most probable
+    hidden states of the first ``n_probes`` rows. (The binary RBM's ceiling in
+    ``_divergence.py`` uses ``Z >= max p~``, which a density does not satisfy.)
+    """
+    inv_var = 1.0 / sigma**2
+    with np.errstate(over="ignore", invalid="ignore"):
+        pre = X @ (W * inv_var).T + c
+        deviation = X - b
+        log_p = np.logaddexp(0.0, pre).sum(axis=1) - 0.5 * np.sum(
+            deviation * deviation * inv_var, axis=1
+        )
+        H = (pre[:n_probes] > 0).astype(np.float64)
+        means = b + H @ W
+        q = H @ c + 0.5 * ((means**2 - b**2) @ inv_var)
+    log_z_lower = np.sum(np.log(np.sqrt(2.0 * np.pi) * sigma)) + max(
+        0.0, float(np.max(q))
+    )
+    return float(np.mean(log_p) - log_z_lower)
 
 
 class BaseGaussianRBM(
@@ -86,31 +112,16 @@ class BaseGaussianRBM(
         )
 
     def _diagnose_divergence(self, *parameters):
-        """What went wrong with the fitted parameters, or None.
-
-        ``Z = prod_i sqrt(2 pi) sigma_i * sum_h exp(q(h))`` with ``q(h) = c^T h
-        + sum_i ((b_i + (W^T h)_i)^2 - b_i^2) / (2 sigma_i^2)``, so any hidden
-        states give a lower bound on ``log Z`` and an upper bound (a ceiling)
-        on the checked rows' mean log-density: ``h = 0`` and the rows' most
-        probable hidden states. A ceiling far below the independent
-        Gaussians' log-density is a model certainly worse than that start
-        (collapsed variances, runaway weights; see ``_divergence.py``).
-        """
-        rows = self._checked_rows
-        W, b, c, sigma = (np.asarray(p, np.float64) for p in self._parameters())
-        if not all(np.all(np.isfinite(p)) for p in (W, b, c, sigma)):
+        """What went wrong with the fitted parameters, or None: a ceiling on
+        the checked rows' mean log-density (:func:`log_density_ceiling`) far
+        below the independent Gaussians' is a model certainly worse than
+        where it started (collapsed variances, runaway weights)."""
+        model = tuple(np.asarray(p, np.float64) for p in self._parameters())
+        if not all(np.all(np.isfinite(p)) for p in model):
             return diagnose(np.nan, self._checked_baseline, 0, *parameters)
-        log_p = -gaussian_free_energy(rows, W, b, c, sigma)
-        with np.errstate(over="ignore", invalid="ignore"):
-            H = (rows @ (W / sigma**2).T + c > 0).astype(np.float64)
-            means = b + H @ W
-            q = H @ c + 0.5 * np.sum((means**2 - b**2) / sigma**2, axis=1)
-        log_z_lower = np.sum(np.log(np.sqrt(2.0 * np.pi) * sigma)) + max(
-            0.0, float(np.max(q))
-        )
         return diagnose(
-            float(np.mean(log_p) - log_z_lower), self._checked_baseline,
-            rows.shape[1], *parameters,
+            log_density_ceiling(self._checked_rows, *model),
+            self._checked_baseline, self._checked_rows.shape[1], *parameters,
             reference="the independent Gaussians the fit started from",
         )  # fmt: skip
 
@@ -209,6 +220,14 @@ class BaseGaussianRBM(
         for name, value in (("n_samples", n_samples), ("n_steps", n_steps)):
             if not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+        n_hidden, n_features = self.components_.shape
+        # The chains' visible and hidden states, their scaled copies and noise.
+        check_memory(
+            4 * n_samples * (n_hidden + n_features) * self.components_.itemsize,
+            f"n_samples={n_samples} with {n_hidden} hidden units and "
+            f"{n_features} features",
+            "Draw fewer samples per call (n_samples).",
+        )
         rs = check_random_state(
             self.random_state if random_state is None else random_state
         )

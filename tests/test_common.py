@@ -23,6 +23,7 @@ from sklearn_rbm import (
     DCPBernoulliRBM,
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
+    GaussianBernoulliRBM,
 )
 from sklearn_rbm._sklearn_compat import estimator_check_domain
 
@@ -54,6 +55,16 @@ INSTANCES = [
         for solver in ("cd", "cd-percloss", "mf", "bp", "mssvm", "lssvm")
     ),
     *(FVBMPseudoLikelihood(solver=solver) for solver in ("bslm", "ga", "mm", "lbfgs")),
+    # sigma learned with every solver, and fixed (the kernel's other branch).
+    *(
+        GaussianBernoulliRBM(
+            n_components=4, solver=solver, n_iter=3, batch_size=10, random_state=0
+        )
+        for solver in ("cd", "pcd", "cg", "sdcp", "csdcp")
+    ),
+    GaussianBernoulliRBM(
+        n_components=4, solver="cd", sigma=1.0, n_iter=3, batch_size=10, random_state=0
+    ),
 ]
 
 # Checks an estimator is known to fail, with the reason.

@@ -18,9 +18,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_rbm import GaussianBernoulliRBM
+from sklearn_rbm._gaussian_base import log_density_ceiling
 from sklearn_rbm._kernels.gaussian import (
     _offset_corrections,
     _quadratic_sums,
@@ -503,6 +503,13 @@ def test_sparse_input_gives_the_dense_result(digits):
     np.testing.assert_allclose(sparse.components_, dense.components_, atol=1e-12)
     np.testing.assert_allclose(sparse.transform(sp.csr_matrix(X)), dense.transform(X))
     assert sparse.score(sp.csr_matrix(X)) == pytest.approx(dense.score(X))
+    np.testing.assert_allclose(
+        sparse.free_energy(sp.csr_matrix(X)), dense.free_energy(X), rtol=1e-12
+    )
+    # Gibbs steps densify the rows (their samples are dense): same draws.
+    np.testing.assert_allclose(
+        sparse.gibbs(sp.csr_matrix(X[:5])), dense.gibbs(X[:5]), atol=1e-12
+    )
 
 
 def test_read_only_memmap_input(tmp_path, digits):
@@ -557,12 +564,89 @@ def test_feature_names_out(digits):
 
 
 # ------------------------------------------------------------- bad input
-@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_non_finite_input_is_rejected(bad, digits):
     X = digits[0][:50].copy()
     X[3, 7] = bad
     with pytest.raises(ValueError, match="NaN|infinity"):
         GaussianBernoulliRBM(n_components=4).fit(X)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        GaussianBernoulliRBM(n_components=4).partial_fit(X)
+    with pytest.raises(ValueError, match="X_val.*(NaN|infinity)|(NaN|infinity)"):
+        GaussianBernoulliRBM(n_components=4, n_iter=1).fit(digits[0][:50], X_val=X)
+    rbm = GaussianBernoulliRBM(n_components=4, n_iter=1).fit(digits[0][:50])
+    for query in (rbm.transform, rbm.score_samples, rbm.free_energy, rbm.gibbs):
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            query(X)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        rbm.score(sp.csr_matrix(X))
+
+
+@pytest.mark.parametrize(
+    "make, call, parameter",
+    [
+        (lambda: GaussianBernoulliRBM(n_components=10**9), "fit", "n_components"),
+        (lambda: GaussianBernoulliRBM(batch_size=10**9), "fit", "batch_size"),
+        (lambda: GaussianBernoulliRBM(n_components=10**9), "partial_fit", "n_comp"),
+        (lambda: GaussianBernoulliRBM(n_components=3, n_iter=1), "sample", "n_samp"),
+    ],
+)
+def test_absurd_sizes_are_refused_before_any_work(make, call, parameter, digits):
+    """MemoryError naming the parameter, before numpy's 'Unable to allocate'."""
+    rbm = make()
+    with pytest.raises(MemoryError, match=f"{parameter}.* more than this machine"):
+        if call == "sample":
+            rbm.fit(digits[0][:50]).sample(10**11)
+        else:
+            getattr(rbm, call)(digits[0][:50])
+
+
+def test_log_density_ceiling_bounds_the_exact_log_density():
+    """The divergence check's ceiling is an upper bound (a lower bound on log Z
+    from probed hidden states): never below the exact mean log-density, and
+    within a few nats of it on a model dominated by few hidden states."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 5))
+    for seed, scale in itertools.product(range(4), (0.1, 0.7, 2.0)):
+        W, b, c, sigma = random_model(6, 5, seed=seed, scale=scale)
+        exact = brute_log_density(X, W, b, c, sigma).mean()
+        ceiling = log_density_ceiling(X, W, b, c, sigma)
+        assert exact <= ceiling + 1e-9, (seed, scale)
+    W, b, c, sigma = random_model(6, 5, scale=0.0)  # independent Gaussians
+    gap = (
+        log_density_ceiling(X, W, b, c, sigma)
+        - brute_log_density(X, W, b, c, sigma).mean()
+    )
+    assert gap == pytest.approx(np.sum(np.logaddexp(0, c)) - np.sum(np.maximum(c, 0)))
+
+
+def test_collapsed_variances_are_a_divergence(digits):
+    """What divergence does to a Gaussian RBM: variances collapsing onto the
+    data (the density far below the independent Gaussians it started from)
+    stop the fit; a healthy model passes the same check."""
+    X = digits[0][:1000]  # the rows the check looks at
+    rbm = GaussianBernoulliRBM(n_components=8, n_iter=2, random_state=0).fit(X)
+    rbm._watch_divergence(X, rbm.base_sigma_)
+    state = (rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_)
+    assert rbm._diagnose_divergence(*state) is None
+    assert rbm._checked_baseline == pytest.approx(
+        np.mean(
+            np.sum(
+                -0.5 * ((X - rbm.base_mean_) / rbm.base_sigma_) ** 2
+                - np.log(np.sqrt(2 * np.pi) * rbm.base_sigma_),
+                axis=1,
+            )
+        )
+    )
+    rbm.sigma_ = rbm.sigma_ * 1e-3
+    problem = rbm._diagnose_divergence(*state)
+    assert problem is not None
+    assert "far below" in problem and "independent Gaussians" in problem
+    # The same through the training engine: a partial_fit from collapsed
+    # variances (at the floor min_sigma, 1% of the data's spread) stops.
+    rbm.set_params(learning_rate=1e-6)._log_variance[:] = 2 * np.log(rbm.min_sigma)
+    with pytest.raises(FloatingPointError, match="far below the -90"):
+        rbm.partial_fit(X)
 
 
 @pytest.mark.parametrize(
@@ -602,23 +686,3 @@ def test_wrong_number_of_features_and_not_fitted(digits):
     for method in (rbm.transform, rbm.score_samples, rbm.gibbs, rbm.free_energy):
         with pytest.raises(ValueError, match="63 features"):
             method(X[:, :63])
-
-
-# ------------------------------------------------------ estimator checks
-# Two instances here (the registry of tests/test_common.py is the place for one
-# per solver): centred S-DCP learning sigma, and CD with a fixed sigma, which
-# takes the binary RBM's weight step. No check is expected to fail.
-CHECKED = [
-    GaussianBernoulliRBM(n_components=4, n_iter=3, batch_size=10, random_state=0),
-    GaussianBernoulliRBM(
-        n_components=4, solver="cd", sigma=1.0, n_iter=3, batch_size=10,
-        random_state=0,
-    ),
-]  # fmt: skip
-
-
-@parametrize_with_checks(CHECKED)
-def test_sklearn_compatible_estimator(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # sigma at its floor
-        check(estimator)
