@@ -30,6 +30,7 @@ from ._utils import check_memory, kernel_rng
 from .likelihood import (
     SCORE_PARAMETER_CONSTRAINTS,
     gaussian_free_energy,
+    gaussian_log_likelihood_bounds,
     gaussian_log_partition_ais,
     gaussian_log_partition_exact,
 )
@@ -256,3 +257,36 @@ class BaseGaussianRBM(
 
     def _log_unnormalised(self, X):
         return -gaussian_free_energy(X, *self._parameters())
+
+    def log_likelihood_bounds(self, X):
+        """Mean log-density of ``X`` bracketed by reverse and forward AIS.
+
+        ``upper`` is the forward-AIS mean log-density, the value :meth:`score`
+        returns with ``score_method='ais'`` (the same run: ``ais_n_chains``
+        chains, ``ais_betas`` and the random stream fixed at fit time);
+        ``lower`` the mean RAISE estimate (Burda, Grosse & Salakhutdinov
+        2015) with ``ais_n_chains`` reverse chains per row, from the row down
+        to the independent Gaussians of the training data. The bounds hold in
+        expectation, in the sense of
+        :func:`~sklearn_rbm.likelihood.log_likelihood_bounds`; RAISE costs
+        about ``n_samples`` forward AIS runs.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Real-valued data to score.
+
+        Returns
+        -------
+        bounds : LikelihoodBounds
+            ``(lower, upper)``, mean log-densities per sample in nats.
+        """
+        return gaussian_log_likelihood_bounds(
+            self._validate_query(X),
+            *self._parameters(),
+            base_mean=self.base_mean_,
+            base_sigma=self.base_sigma_,
+            n_chains=self.ais_n_chains,
+            betas=self.ais_betas,
+            random_state=self._ais_seed,
+        )

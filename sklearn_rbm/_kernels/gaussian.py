@@ -1,5 +1,5 @@
 """Gibbs sampling, the mini-batch update of every solver, and annealed
-importance sampling for the Gaussian-Bernoulli RBM.
+importance sampling (forward and reverse) for the Gaussian-Bernoulli RBM.
 
 The energy of Cho, Ilin & Raiko (2011) is
 ``E(v, h) = sum_i (v_i - b_i)^2 / (2 sigma_i^2) - sum_ij W_ji h_j v_i / sigma_i^2
@@ -38,6 +38,7 @@ from .gibbs import (
     sample_hidden,
 )
 from .normal import standard_normal
+from .partition import _step_key
 from .random import new_key, uniform
 from .vecmath import exp_minus_abs, log_positive
 from .vecmath import jit as vector_jit
@@ -334,14 +335,24 @@ def path_sample_visible(H, W, b, inv_var, base_mean, base_precision, beta, rng):
     precision-weighted mean of ``m_i`` and ``b_i + (W^T h)_i``; at ``beta = 0``
     it is an exact draw from the base model.
     """
-    precision = (1.0 - beta) * base_precision + beta * inv_var
-    base_part = (1.0 - beta) * base_precision * base_mean / precision
-    coupled_part = beta * inv_var / precision
+    base_part, coupled_part, std = _path_visible_conditional(
+        inv_var, base_mean, base_precision, beta
+    )
     V = np.dot(H, W)
-    std = 1.0 / np.sqrt(precision)
     radius_key, angle_key = new_key(rng), new_key(rng)
     _path_sample_visible_(V, b, base_part, coupled_part, std, radius_key, angle_key)
     return V
+
+
+@jit
+def _path_visible_conditional(inv_var, base_mean, base_precision, beta):
+    """``p_beta(v_i | h) = N(base_part_i + coupled_part_i (b_i + (W^T h)_i),
+    std_i^2)``: the precision-weighted mean of the base model's and the
+    RBM's, at the summed precision."""
+    precision = (1.0 - beta) * base_precision + beta * inv_var
+    base_part = (1.0 - beta) * base_precision * base_mean / precision
+    coupled_part = beta * inv_var / precision
+    return base_part, coupled_part, 1.0 / np.sqrt(precision)
 
 
 @vector_jit
@@ -433,3 +444,61 @@ def ais_log_weights(W, b, c, sigma, base_mean, base_sigma, betas, n_chains, rng)
             break
         V = path_sample_visible(A, W, b, inv_var, base_mean, base_precision, beta, rng)
     return log_w
+
+
+@jit
+def raise_log_weights(
+    V_data, W, b, c, sigma, base_mean, base_sigma, betas, n_chains, keys
+):
+    """Reverse annealing from each data row down to the independent Gaussians.
+
+    RAISE, Burda, Grosse & Salakhutdinov (2015), Algorithm 1, on the path of
+    :func:`ais_log_weights`, as the binary RBM's ``partition.raise_log_weights``
+    runs its own path backwards: every row ``v`` of ``V_data`` starts
+    ``n_chains`` chains at ``v_K = v``; for ``k = K, ..., 1`` a chain draws
+    ``h ~ p_{beta_k}(h | v_k)`` and ``v_{k-1} ~ p_{beta_k}(v | h)`` and adds
+    ``log p*_{beta_{k-1}}(v_{k-1}) - log p*_{beta_k}(v_{k-1})``. Returned, of
+    shape ``(n_examples, n_chains)`` and float64, is that sum; the caller adds
+    ``log p*_1(v) - log Z_0`` (minus the free energy, minus the base model's
+    ``log Z``).
+
+    Random numbers are keyed per example as in the binary kernel: sampling
+    step ``s`` of row ``e`` uses ``_step_key(keys[e], s)`` (three steps per
+    temperature: the hidden draw, then the two keys of the normal draws).
+    """
+    n_examples, n_visible = V_data.shape
+    inv_var = 1.0 / (sigma.astype(np.float64) ** 2)
+    base_precision = 1.0 / (base_sigma.astype(np.float64) ** 2)
+    base_mean = base_mean.astype(np.float64)
+    V = np.empty((n_examples * n_chains, n_visible), dtype=W.dtype)
+    for e in range(n_examples):
+        for r in range(e * n_chains, (e + 1) * n_chains):
+            V[r] = V_data[e]
+    log_w = np.zeros(n_examples * n_chains)
+    top = betas.shape[0] - 1
+    for k in range(top, -1, -1):
+        # The state is v_k: add log p*_k(v_k) - log p*_{k+1}(v_k) (zero at the
+        # top), then start the transition at beta_k with h ~ p_k(h | v_k).
+        beta, beta_above = betas[k], betas[min(k + 1, top)]
+        S, quadratic = _path_scaled_state(V, b, inv_var, base_mean, base_precision)
+        A = np.dot(S, W.T)
+        step = 3 * (top - k)
+        for e in range(n_examples):
+            rows = slice(e * n_chains, (e + 1) * n_chains)
+            path_log_ratio_and_hidden_(
+                log_w[rows], A[rows], quadratic[rows], c, beta, beta_above,
+                _step_key(keys[e], step), k > 0,
+            )  # fmt: skip
+        if k == 0:
+            break
+        # A holds h ~ p_k(h | v_k); V becomes v_{k-1} ~ p_k(v | h).
+        gemm_(1.0, A, W, 0.0, V)
+        base_part, coupled_part, std = _path_visible_conditional(
+            inv_var, base_mean, base_precision, beta
+        )
+        for e in range(n_examples):
+            _path_sample_visible_(
+                V[e * n_chains : (e + 1) * n_chains], b, base_part, coupled_part,
+                std, _step_key(keys[e], step + 1), _step_key(keys[e], step + 2),
+            )  # fmt: skip
+    return log_w.reshape((n_examples, n_chains))
