@@ -268,8 +268,10 @@ class BaseGaussianRBM(
         2015) with ``ais_n_chains`` reverse chains per row, from the row down
         to the independent Gaussians of the training data. The bounds hold in
         expectation, in the sense of
-        :func:`~sklearn_rbm.likelihood.log_likelihood_bounds`; RAISE costs
-        about ``n_samples`` forward AIS runs.
+        :func:`~sklearn_rbm.likelihood.log_likelihood_bounds`: on real data
+        RAISE can err high until there are many temperatures (see the
+        :ref:`User Guide <gaussian_user_guide>`). RAISE costs about
+        ``n_samples`` forward AIS runs.
 
         Parameters
         ----------
