@@ -168,7 +168,7 @@ def _send_to_hidden(W, D, A, B, visible_logit, hidden_bias, hidden_logit, code, 
     ``B``, then their Eq. (17).
 
     Mixed product sends ``W[j, i] * v~_i`` with the decoded ``v~ = 1[tau^v > 1/2]``
-    (Eq. 15: the v-side of the message is clamped at the current decoding).
+    (their Eq. (15): the v-side of the message is clamped at the current decoding).
     """
     n_hidden, n_visible = W.shape
     row = np.empty(n_visible)
