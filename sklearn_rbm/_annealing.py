@@ -21,10 +21,10 @@ def ais_betas(schedule):
     ----------
     schedule : int, {'linear', 'three-segment'} or array-like
         * an int ``K``: ``K`` temperatures evenly spaced on [0, 1];
-        * ``'linear'``: 10,000 evenly spaced temperatures (the DCP seed,
-          Upadhya & Sastry 2017);
+        * ``'linear'``: 10,000 evenly spaced temperatures (as in Upadhya
+          & Sastry 2017);
         * ``'three-segment'``: 500, 4,000 and 10,000 temperatures evenly spaced
-          on [0, 0.5), [0.5, 0.9) and [0.9, 1] (14,500; the Frank-Wolfe seed,
+          on [0, 0.5), [0.5, 0.9) and [0.9, 1] (14,500; as in Ping, Liu & Ihler 2016,
           after Salakhutdinov & Murray 2008);
         * an increasing array from 0 to 1.
 
@@ -209,7 +209,8 @@ def log_partition_ais(
         uniform distribution), which needs more temperatures for the same
         accuracy.
     n_chains : int, default=100
-        Number of independent AIS runs ``M`` (the seeds use 100).
+        Number of independent AIS runs ``M`` (Upadhya & Sastry 2017 and Ping, Liu &
+        Ihler 2016 use 100).
     betas : int, {'linear', 'three-segment'}, array-like or None, default=None
         Temperature schedule, see :func:`ais_betas`; ``None`` means 1,000
         evenly spaced temperatures.
