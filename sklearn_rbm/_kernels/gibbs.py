@@ -176,6 +176,19 @@ def _bias_step_(theta, positive, negative, scale_pos, scale_neg, rate, momentum,
 
 
 @jit
+def move_offsets_(W, b, c, mu, lam, mu_batch, lam_batch, nu_mu, nu_lam):
+    """In place: slide the centring offsets towards the mini-batch means and
+    re-parameterise the centred biases so that the energy is unchanged
+    (Upadhya & Sastry 2017, Algorithm 4; Melchior, Fischer & Wiskott 2016)."""
+    b += nu_lam * np.dot(lam_batch - lam, W)
+    c += nu_mu * np.dot(W, mu_batch - mu)
+    mu *= 1.0 - nu_mu
+    mu += nu_mu * mu_batch
+    lam *= 1.0 - nu_lam
+    lam += nu_lam * lam_batch
+
+
+@jit
 def dcp_minibatch_update(
     V,
     W,
@@ -254,13 +267,7 @@ def dcp_minibatch_update(
         V_chain, H_chain = gibbs_chain(H_start, W, b_eff, c_eff, n_gibbs, rng)
 
         if moving_offsets:
-            # Move the offsets and re-parameterise so the energy is unchanged.
-            b += nu_lam * np.dot(lam_batch - lam, W)
-            c += nu_mu * np.dot(W, mu_batch - mu)
-            mu *= 1.0 - nu_mu
-            mu += nu_mu * mu_batch
-            lam *= 1.0 - nu_lam
-            lam += nu_lam * lam_batch
+            move_offsets_(W, b, c, mu, lam, mu_batch, lam_batch, nu_mu, nu_lam)
         if inner == 0:
             # The data term, with the offsets of the first inner iteration.
             H_pos, V_pos = _centred(H_data, lam, centred), _centred(V, mu, centred)
