@@ -4,9 +4,10 @@ Protocol (per random_state r):
 * the 1,797 binarised digits shuffled with RandomState(0); the first 1,300
   are training images, the last 497 test images (as in the example);
 * the 1,300 training images split by r into 1,040 fitting and 260 validation
-  *images*; every image corrupted K times (independent draws, seeds depend on
-  r), so fitting has 1,040*K pairs, validation 260*K pairs of held-out images;
-* the test images corrupted K_TEST times (seeds depend on r);
+  *images*; every image corrupted K times (independent draws whose random
+  states depend on r), so fitting has 1,040*K pairs, validation 260*K pairs of
+  held-out images;
+* the test images corrupted K_TEST times (random states depending on r);
 * every method fitted with every rate of its grid, {0.1, 0.05, 0.02} for the
   CRBMs (64 hidden units) and {0.1, 0.05, 0.02, 0.01} for LR, mini-batches of
   20, at most 100 epochs (200 for LR), early stopping on the held-out images'
@@ -24,10 +25,12 @@ that the random stream, and every number in
 should call ``fit(X, Y, X_val=..., Y_val=...)`` as it is (other, equally
 valid, initial weights).
 
-One JSON line per (seed, task, method) on stdout.
+One JSON line per (random state, task, method) on stdout; its ``seed`` field
+is the random state r.
 
 Usage: python exp_crbm_augmented.py SEEDS TASKS METHODS [K] [K_TEST] [HIDDEN]
        [RATES, colon-separated] [BATCH_SIZE]
+(SEEDS: comma-separated random states r.)
 """
 
 import json

@@ -16,23 +16,32 @@ from functools import partial
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import ClassifierTags, check_random_state
+from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._conditional_inference import (
     INFERENCES,
+    ConditionalLikelihoodMixin,
     beliefs,
-    check_binary_targets,
+    binary_targets,
     check_held_out,
-    check_targets_for,
-    log_partition_rows,
+    conditional_ceiling,
 )
-from ._conditional_solvers import SOLVERS, logistic_step
+from ._conditional_solvers import SOLVERS, copy_warm_start, logistic_step
 from ._divergence import N_CHECKED_ROWS, base_rate_log_likelihood, diagnose
 from ._engine import Criterion, EpochTrainingMixin
-from ._likelihood_mixin import resolve_score_method
+from ._kernels import bp as bp_kernels
+from ._likelihood_mixin import check_score_settings
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
-from ._utils import blas_threads_for, child_seed, hold_out, kernel_rng
-from .likelihood import MAX_EXACT_UNITS, SCORE_PARAMETER_CONSTRAINTS
+from ._utils import (
+    blas_threads_for,
+    check_memory,
+    child_seed,
+    hold_out,
+    kernel_array,
+    kernel_rng,
+)
+from .likelihood import SCORE_PARAMETER_CONSTRAINTS
 
 __all__ = ["ConditionalRBMRegressor"]
 
@@ -50,7 +59,11 @@ _PARAMETER_NAMES = (
 
 
 class ConditionalRBMRegressor(
-    EpochTrainingMixin, MultiOutputMixin, RegressorMixin, BaseEstimator
+    ConditionalLikelihoodMixin,
+    EpochTrainingMixin,
+    MultiOutputMixin,
+    RegressorMixin,
+    BaseEstimator,
 ):
     """Conditional RBM for structured prediction of binary outputs.
 
@@ -249,6 +262,7 @@ class ConditionalRBMRegressor(
         "validation_error", greater_is_better=False,
         best_attribute="best_validation_error_",
     )  # fmt: skip
+    _main_kernel = bp_kernels.belief_propagation
 
     def __init__(
         self,
@@ -309,6 +323,7 @@ class ConditionalRBMRegressor(
         # and ``multi_label=True`` says the outputs are predicted jointly.
         # The estimator type stays 'regressor' (KFold, not stratified, CV).
         tags.classifier_tags = ClassifierTags(multi_class=False, multi_label=True)
+        tags.input_tags.sparse = True
         return tags
 
     # ------------------------------------------------------------ settings
@@ -324,32 +339,42 @@ class ConditionalRBMRegressor(
         return _SCHEDULE_OFFSET + epoch
 
     # -------------------------------------------------------------- input
-    def _validate_training_data(self, X, Y):
-        X, Y = validate_data(
-            self, X, Y, multi_output=True, y_numeric=True, dtype=_FLOAT_DTYPES
-        )
-        self._dtype = X.dtype
-        X = X.astype(np.float64, copy=False)
-        Y = np.asarray(Y, dtype=np.float64)
-        self._single_output = Y.ndim == 1
-        Y = Y.reshape(-1, 1) if Y.ndim == 1 else Y
-        check_binary_targets(Y)
-        return X, np.ascontiguousarray(Y)
-
     def _validate_query(self, X):
         check_is_fitted(self, "components_")
-        X = validate_data(self, X, dtype=_FLOAT_DTYPES, reset=False)
+        X = validate_data(
+            self, X, dtype=_FLOAT_DTYPES, accept_sparse="csr", reset=False
+        )
         return X.astype(np.float64, copy=False)
 
     # ------------------------------------------------------------- model
     def _biases(self, X):
         """Per-row RBM biases ``B1 = b^v + W^{vx} x`` and ``B2 = b^h + W^{hx} x``."""
-        B1 = X @ self.coef_.T + self.intercept_
-        B2 = X @ self.hidden_coef_.T + self.intercept_hidden_
+        B1 = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        B2 = (
+            safe_sparse_dot(X, self.hidden_coef_.T, dense_output=True)
+            + self.intercept_hidden_
+        )
         return np.ascontiguousarray(B1), np.ascontiguousarray(B2)
 
     def _parameters(self):
         return tuple(getattr(self, name) for name in _PARAMETER_NAMES)
+
+    def _check_memory(self, n_rows, n_features, n_outputs):
+        """Refuse sizes whose arrays cannot fit, before allocating them."""
+        n_hidden, batch_rows = self.n_components, min(self.batch_size, n_rows)
+        # Weights and their snapshots; per batch row, BP's pairwise beliefs.
+        check_memory(
+            4 * 8 * n_hidden * (n_outputs + n_features),
+            f"n_components={n_hidden} with {n_features} features and "
+            f"{n_outputs} outputs",
+            "Use fewer hidden units (n_components).",
+        )
+        check_memory(
+            3 * 8 * batch_rows * (n_hidden + 1) * (n_outputs + 1),
+            f"batch_size={self.batch_size} with {n_hidden} hidden units and "
+            f"{n_outputs} outputs",
+            "Use a smaller batch_size.",
+        )
 
     def _initialise(self, n_features, n_outputs, rs):
         n_hidden = self.n_components
@@ -360,7 +385,7 @@ class ConditionalRBMRegressor(
         self.intercept_ = np.zeros(n_outputs)
         self.intercept_hidden_ = np.zeros(n_hidden)
         if self.init is not None:
-            self._copy_init(n_features, n_outputs)
+            copy_warm_start(self.init, self._parameters(), n_features, n_outputs)
         self.n_outputs_ = n_outputs
         self._kernel_rng = kernel_rng(rs)
         self._chain_rs = check_random_state(child_seed(rs))
@@ -368,23 +393,6 @@ class ConditionalRBMRegressor(
         self.n_iter_ = 0
         self.n_skipped_batches_ = 0
         self.inference_max_iter_ = self._training_max_iter(1)
-
-    def _copy_init(self, n_features, n_outputs):
-        """Start from a fitted model: its output part, and its first hidden units."""
-        init = self.init
-        check_is_fitted(init, "coef_")
-        if init.coef_.shape != (n_outputs, n_features):
-            raise ValueError(
-                f"init was fitted with {init.coef_.shape[1]} features and "
-                f"{init.coef_.shape[0]} outputs, but the data have {n_features} "
-                f"and {n_outputs}; a warm start needs the same inputs and outputs."
-            )
-        self.coef_[...] = init.coef_
-        self.intercept_[...] = init.intercept_
-        shared = min(self.n_components, init.components_.shape[0])
-        self.components_[:shared] = init.components_[:shared]
-        self.hidden_coef_[:shared] = init.hidden_coef_[:shared]
-        self.intercept_hidden_[:shared] = init.intercept_hidden_[:shared]
 
     def _publish(self):
         """Fitted parameters in the dtype of the training ``X`` (float32 stays
@@ -421,7 +429,13 @@ class ConditionalRBMRegressor(
         self : ConditionalRBMRegressor
             The fitted estimator.
         """
-        X, Y = self._validate_training_data(X, Y)
+        X, Y = validate_data(
+            self, X, Y, multi_output=True, y_numeric=True, dtype=_FLOAT_DTYPES,
+            accept_sparse="csr",
+        )  # fmt: skip
+        check_score_settings(self)
+        self._dtype, self._single_output = X.dtype, Y.ndim == 1
+        X, Y = X.astype(np.float64, copy=False), binary_targets(Y)
         rs = check_random_state(self.random_state)
         (X_train, Y_train), validation = hold_out(
             (X, Y),
@@ -430,6 +444,7 @@ class ConditionalRBMRegressor(
             default_fraction=0.1 if self.early_stopping else None,
             given=check_held_out(self, X_val, Y_val, Y.shape[1]),
         )
+        self._check_memory(X_train.shape[0], X.shape[1], Y.shape[1])
         self._initialise(X.shape[1], Y.shape[1], rs)
         self._n_train = X_train.shape[0]
         self._checked_rows = (X_train[:N_CHECKED_ROWS], Y_train[:N_CHECKED_ROWS])
@@ -478,14 +493,7 @@ class ConditionalRBMRegressor(
 
     def _divergence(self):
         X, Y = self._checked_rows
-        B1, B2 = self._biases(X)
-        W = self.components_
-        # log p(y | x) <= log p~(y | x) - log p~(v | x) for any outputs v; the
-        # candidates need no inference: all off, all on, the logistic decoding.
-        candidates = (Y, np.zeros_like(Y), np.ones_like(Y), (B1 > 0).astype(float))
-        scores = [(V * B1).sum(1) + np.logaddexp(0.0, V @ W.T + B2).sum(1)
-                  for V in candidates]  # fmt: skip
-        ceiling = float(np.mean(scores[0] - np.max(scores, axis=0)))
+        ceiling = conditional_ceiling(self.components_, *self._biases(X), Y)
         problem = diagnose(
             ceiling, self._checked_baseline, Y.shape[1], *self._parameters()
         )
@@ -542,7 +550,7 @@ class ConditionalRBMRegressor(
 
     def _infer(self, X, method):
         B1, B2 = self._biases(X)
-        W = np.ascontiguousarray(self.components_, dtype=np.float64)
+        W = kernel_array(self.components_)
         return beliefs(
             W, B1, B2, method, self.inference_max_iter_,
             self.inference_tol, self.inference_damping,
@@ -589,57 +597,3 @@ class ConditionalRBMRegressor(
         X = self._validate_query(X)
         Y = self._predict_binary(X).astype(self.components_.dtype, copy=False)
         return Y[:, 0] if self._single_output else Y
-
-    # -------------------------------------------------------------- score
-    def conditional_log_likelihood(self, X, Y):
-        """Conditional log-likelihood ``log p(y | x)`` of each row.
-
-        ``log p(y | x) = -F(y | x) - log Z(x)`` with the free energy
-        ``F(y | x) = -b1^T y - sum_j softplus(W_j y + b2_j)`` in closed form
-        and ``log Z(x)`` by ``score_method``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        Y : array-like of shape (n_samples, n_outputs) or (n_samples,)
-            Binary outputs.
-
-        Returns
-        -------
-        log_likelihood : ndarray of shape (n_samples,)
-        """
-        X = self._validate_query(X)
-        Y = check_targets_for(X, Y, self.n_outputs_)
-        B1, B2 = self._biases(X)
-        W = np.ascontiguousarray(self.components_, dtype=np.float64)
-        log_p_tilde = (Y * B1).sum(axis=1) + np.logaddexp(0.0, Y @ W.T + B2).sum(1)
-        method = resolve_score_method(
-            self.score_method, min(W.shape), approximate="bethe", limit=MAX_EXACT_UNITS
-        )
-        return log_p_tilde - log_partition_rows(
-            W, B1, B2, method, ais_n_chains=self.ais_n_chains,
-            ais_betas=self.ais_betas, ais_seed=self._ais_seed,
-        )  # fmt: skip
-
-    def score(self, X, y, sample_weight=None):
-        """Mean conditional log-likelihood ``log p(y | x)`` (not R²).
-
-        This overrides ``RegressorMixin.score`` on purpose: for binary
-        outputs the likelihood is the natural criterion, and it is what
-        ``GridSearchCV`` maximises by default.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples, n_outputs) or (n_samples,)
-            Binary outputs.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the rows in the mean.
-
-        Returns
-        -------
-        log_likelihood : float
-        """
-        return float(
-            np.average(self.conditional_log_likelihood(X, y), weights=sample_weight)
-        )

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted
 
 from ._kernels import bp as bp_kernels
 from ._kernels.conditional import conditional_gibbs_chain
@@ -36,13 +38,13 @@ def gradient(W, X, V, B2, visible, hidden, pairwise=None, latent_map=False):
     H_data = (pre > 0.0).astype(np.float64) if latent_map else expit(pre)
     if pairwise is None:
         pairwise = hidden.T @ visible
-    n_rows = len(X)
+    n_rows = X.shape[0]
     dV = V - visible
     dH = H_data - hidden
     return (
         (H_data.T @ V - pairwise) / n_rows,
-        dV.T @ X / n_rows,
-        dH.T @ X / n_rows,
+        safe_sparse_dot(dV.T, X, dense_output=True) / n_rows,
+        safe_sparse_dot(dH.T, X, dense_output=True) / n_rows,
         dV.mean(axis=0),
         dH.mean(axis=0),
     )
@@ -64,7 +66,7 @@ def ascend(est, X, V, B2, visible, hidden, pairwise=None, rows=None, latent_map=
     step = gradient(est.components_, X, V, B2, visible, hidden, pairwise, latent_map)
     for parameter, direction in zip(est._parameters(), step, strict=True):
         parameter += est.learning_rate * direction
-    est._n_rows_used += len(X)
+    est._n_rows_used += X.shape[0]
 
 
 def _converged_rows(converged):
@@ -86,7 +88,7 @@ def logistic_step(est, batch):
     """No hidden units: logistic regression per output, exact expectations."""
     X, V = batch
     B1, B2 = est._biases(X)
-    ascend(est, X, V, B2, expit(B1), np.zeros((len(X), 0)))
+    ascend(est, X, V, B2, expit(B1), np.zeros((X.shape[0], 0)))
 
 
 def cd_step(est, batch):
@@ -184,6 +186,25 @@ def lssvm_step(est, batch):
     ascend(
         est, X, V, B2, v_hat, h_hat, rows=_converged_rows(converged), latent_map=True
     )
+
+
+def copy_warm_start(init, parameters, n_features, n_outputs):
+    """Start every solver from a fitted model ``init``: copy its output part
+    and its first hidden units into ``parameters`` (``W^{vh}, W^{vx}, W^{hx},
+    b^v, b^h``, in place); the other hidden units keep their start."""
+    check_is_fitted(init, "coef_")
+    if init.coef_.shape != (n_outputs, n_features):
+        raise ValueError(
+            f"init was fitted with {init.coef_.shape[1]} features and "
+            f"{init.coef_.shape[0]} outputs, but the data have {n_features} "
+            f"and {n_outputs}; a warm start needs the same inputs and outputs."
+        )
+    W, Wvx, Whx, b, c = parameters
+    Wvx[...], b[...] = init.coef_, init.intercept_
+    shared = min(W.shape[0], init.components_.shape[0])
+    W[:shared] = init.components_[:shared]
+    Whx[:shared] = init.hidden_coef_[:shared]
+    c[:shared] = init.intercept_hidden_[:shared]
 
 
 @dataclass(frozen=True)

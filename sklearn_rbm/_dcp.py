@@ -21,14 +21,14 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseBinaryRBM
+from ._base import BaseBinaryRBM, check_rbm_memory
 from ._engine import Criterion, EpochTrainingMixin
 from ._kernels.gibbs import dcp_minibatch_update
 from ._kernels.tempering import pt_minibatch_update
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from ._tempering import LADDERS, SwapMonitor, temperature_ladder, tempering_base
 from ._utils import blas_threads_for, child_seed, kernel_rng, warn
-from .likelihood import base_rate_bias
+from .likelihood import _base_rate_bias
 
 __all__ = ["DCPBernoulliRBM"]
 
@@ -125,7 +125,7 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     ``n_gibbs_steps`` (their ``K'``) Gibbs steps of one chain kept across the
     inner steps. With ``d = 1`` it is CD-K. CS-DCP (Algorithm 4) does the same
     with the centred gradient of Melchior, Fischer & Wiskott (2016). The cost
-    per mini-batch equals CD-K's when ``d * K' = K``: the seed compares CD-12
+    per mini-batch equals CD-K's when ``d * K' = K``: they compare CD-12
     with (d=3, K'=4) and CD-24 with (d=6, K'=4). Parallel tempering ('pt',
     Desjardins et al. 2010) draws the negative statistics of PCD from the
     ``beta = 1`` replicas of chains run at ``n_temperatures`` inverse
@@ -145,7 +145,7 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     learning_rate : float, default=0.05
         Step size ``eta`` of every (inner) gradient step.
     batch_size : int, default=100
-        Mini-batch size ``N_B``; the seed uses the full data set for its small
+        Mini-batch size ``N_B``; Upadhya & Sastry use the full data set for their small
         problems and 200 for MNIST.
     n_iter : int, default=20
         Number of epochs (passes over the training data).
@@ -161,7 +161,7 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     centering_rate_visible : float or None, default=None
         Sliding factor ``nu_mu`` of the visible offsets ``mu`` (exponential
         moving average of the data mean) for 'cg', 'csdcp' and 'cpt'; ``None``
-        means the seed's 0.01.
+        means Upadhya & Sastry's 0.01.
     centering_rate_hidden : float or None, default=None
         Sliding factor ``nu_lambda`` of the hidden offsets ``lambda``;
         ``None`` means 0.01.
@@ -179,12 +179,12 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         tempered distributions interpolate from the model (``beta = 1``)
         towards the base-rate model (``beta = 0``), as AIS does.
     momentum : float, default=0.0
-        Momentum of the parameter updates (off in the seed's protocol).
+        Momentum of the parameter updates (off in Upadhya & Sastry's protocol).
     weight_decay : float, default=0.0
         L2 penalty on the weights, added to the weight gradient as
-        ``-weight_decay * W`` (off in the seed's protocol).
+        ``-weight_decay * W`` (off in Upadhya & Sastry's protocol).
     init : fitted RBM estimator or None, default=None
-        ``None`` uses the seed's initialisation: weights ``N(0, 0.01^2)``,
+        ``None`` uses Upadhya & Sastry's initialisation: weights ``N(0, 0.01^2)``,
         hidden biases 0, visible biases ``logit`` of the training-data mean
         (the base rate). A fitted RBM-family estimator (for instance a
         :class:`FrankWolfeRBM`) starts from its parameters instead; it must
@@ -207,15 +207,17 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         How ``score`` obtains ``log Z``: exact enumeration of the smaller
         layer, AIS, or exact while the smaller layer has at most 20 units.
     ais_n_chains : int, default=100
-        AIS chains (the seeds' value).
+        AIS chains (Upadhya & Sastry use 100).
     ais_betas : int, {'linear', 'three-segment'} or array-like, default=1000
         AIS temperatures. The default keeps ``score`` to seconds on
-        MNIST-sized models; ``'linear'`` is the DCP seed's 10,000 and
-        ``'three-segment'`` the Frank-Wolfe seed's 14,500.
+        MNIST-sized models; ``'linear'`` is Upadhya & Sastry's 10,000 and
+        ``'three-segment'`` Salakhutdinov & Murray's 14,500.
     verbose : int, default=0
-        Print one line per epoch: time and the training (and held-out)
-        log-likelihood when enumeration is cheap, otherwise the free-energy
-        gap between held-out and training data.
+        Print one line per epoch: its time (scoring included), the held-out
+        log-likelihood when there are held-out data, the training
+        log-likelihood when ``log Z`` is exact (``verbose=2``: also by AIS,
+        one AIS run per epoch), and for AIS the width of the band of the
+        ``log Z`` estimate, in nats.
     random_state : int, RandomState instance or None, default=None
         Seed of the initial weights, the shuffling, the Gibbs chains and the
         AIS chains. The same value gives bit-identical parameters.
@@ -308,6 +310,14 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         "validation_log_likelihood", greater_is_better=True,
         best_attribute="best_validation_score_",
     )  # fmt: skip
+
+    @property
+    def _main_kernel(self):
+        """The compiled update of the solver (the engine announces its
+        compilation)."""
+        if _SOLVERS[self.solver].tempered:
+            return pt_minibatch_update
+        return dcp_minibatch_update
 
     def __init__(
         self,
@@ -402,7 +412,17 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         """Upadhya & Sastry's initialisation, or a copy of ``init``'s parameters."""
         n_features, dtype = X.shape[1], X.dtype
         spec = _SOLVERS[self.solver]
-        self.base_rate_bias_ = base_rate_bias(X)
+        # The tempered solvers keep batch_size chains at every temperature.
+        chains = ("batch_size", self.batch_size)
+        if spec.tempered:
+            betas = temperature_ladder(
+                self.n_temperatures, self.min_beta, self.beta_ladder
+            )
+            chains = ("n_temperatures * batch_size", betas.size * self.batch_size)
+        check_rbm_memory(
+            ("n_components", self.n_components), n_features, chains, X.dtype.itemsize
+        )
+        self.base_rate_bias_ = _base_rate_bias(X)
         if self.init is None:
             W = rs.normal(0.0, 0.01, size=(self.n_components, n_features)).astype(dtype)
             b = self.base_rate_bias_.astype(dtype)
@@ -422,18 +442,12 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         self._centred_visible_bias = b + lam @ W
         self._centred_hidden_bias = c + W @ mu
         self._velocity = (np.zeros_like(W), np.zeros_like(b), np.zeros_like(c))
-        n_replicas = 1
         if spec.tempered:
-            self.betas_ = temperature_ladder(
-                self.n_temperatures, self.min_beta, self.beta_ladder
-            )
-            n_replicas = self.betas_.size
-            self._swap_monitor = SwapMonitor(self.betas_, self.batch_size)
+            self.betas_ = betas
+            self._swap_monitor = SwapMonitor(betas, self.batch_size)
         # Persistent hidden states, all off: the first visible draw is the
         # base rate. The tempered solvers stack their replicas.
-        self._chain_hidden = np.zeros(
-            (n_replicas * self.batch_size, self.n_components), dtype=dtype
-        )
+        self._chain_hidden = np.zeros((chains[1], self.n_components), dtype=dtype)
         self._kernel_rng = kernel_rng(rs)
         self._shuffle_rs = rs  # continues the shuffling in partial_fit
         self._ais_seed = child_seed(rs)
@@ -565,11 +579,16 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         return self.score(validation[0])
 
     def _monitor(self, train, validation):
-        """The training log-likelihood, when ``log Z`` is exact (cheap), or at
-        ``verbose >= 2``, by AIS."""
-        if self.verbose < 2 and self._resolve_score_method() != "exact":
-            return {}
-        return {"train_log_likelihood": self.score(train[0])}
+        """The training log-likelihood when ``log Z`` is exact (cheap), or at
+        ``verbose >= 2`` by AIS; with AIS, the width of the band of the
+        ``log Z`` estimate behind the figures."""
+        figures = {}
+        if self.verbose >= 2 or self._resolve_score_method() == "exact":
+            figures["train_log_likelihood"] = self.score(train[0])
+        partition = getattr(self, "log_partition_", None)
+        if partition is not None and partition.method == "ais":
+            figures["ais_band_width"] = partition.upper - partition.lower
+        return figures
 
 
 class _Settings(NamedTuple):

@@ -34,11 +34,14 @@ step and its state, as scikit-learn's ``BaseMixture`` subclasses supply
   work, computed only when ``verbose`` asks for them).
 """
 
+import os
 import time
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils import gen_batches
+
+from ._kernels._jit import CACHE
 
 
 class Criterion(NamedTuple):
@@ -96,6 +99,40 @@ class EarlyStopping:
         return self.n_stale >= self.patience
 
 
+_ANNOUNCED = set()
+
+
+def announce_compilation(estimator, kernel):
+    """At ``verbose >= 1``, say once per process that the first fit compiles.
+
+    A numba kernel is compiled on its first call unless numba's disk cache
+    holds it (written next to the package, or in numba's user cache folder
+    when the package folder is read-only); compiling the package's kernels
+    takes tens of seconds, which would otherwise look like a hang.
+    """
+    if not estimator.verbose or kernel is None or kernel in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(kernel)
+    if kernel.signatures or _cached_on_disk(kernel):
+        return
+    later = (
+        "once: they are cached on disk for later runs"
+        if CACHE
+        else "in every process while SKLEARN_RBM_NUMBA_CACHE=0 turns the cache off"
+    )
+    print(
+        f"[{type(estimator).__name__}] compiling the numba kernels on their first "
+        f"use (tens of seconds, {later})"
+    )
+
+
+def _cached_on_disk(kernel):
+    try:
+        return os.path.exists(kernel._cache._cache_file._index_path)
+    except AttributeError:  # caching off (SKLEARN_RBM_NUMBA_CACHE=0) or numba moved
+        return False
+
+
 def progress_line(estimator, unit, index, total, seconds, figures):
     """One progress line, the same for every estimator.
 
@@ -120,7 +157,7 @@ def _label(name):
     label = name.replace("validation_", "held-out ").replace("train_", "train ")
     for compound in ("log_likelihood", "free_energy"):
         label = label.replace(compound, compound.replace("_", "-"))
-    return label.replace("_", " ")
+    return label.replace("_", " ").replace("ais ", "AIS ")
 
 
 class History:
@@ -161,6 +198,8 @@ class EpochTrainingMixin:
 
     #: The held-out figure early stopping watches (subclasses set it).
     _criterion = Criterion("validation_score", True, "best_validation_score_")
+    #: The numba kernel a fit calls most, named for the compile notice.
+    _main_kernel = None
 
     # ------------------------------------------------------------- hooks
     def _begin_epoch(self, epoch):
@@ -197,6 +236,7 @@ class EpochTrainingMixin:
             self.n_iter_no_change,
             greater_is_better=criterion.greater_is_better,
         )
+        announce_compilation(self, self._main_kernel)
         step = self._make_step()
         n_samples = train[0].shape[0]
         last_epoch = self.n_iter_ + n_epochs
@@ -213,10 +253,10 @@ class EpochTrainingMixin:
             self._check_divergence(epoch, saved)
             self.n_iter_ = epoch
             figures = self._epoch_figures()
-            if self.verbose:
-                figures.update(self._monitor(train, validation))
             if validation is not None:
                 figures[criterion.name] = self._validation_score(validation)
+            if self.verbose:
+                figures.update(self._monitor(train, validation))
             seconds = time.perf_counter() - start
             self._history.append({"epoch": epoch, "seconds": seconds, **figures})
             stop = False

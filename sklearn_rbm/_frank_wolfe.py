@@ -16,11 +16,11 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseBinaryRBM
+from ._base import BaseBinaryRBM, check_rbm_memory
 from ._frank_wolfe_growth import Growth
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from ._utils import blas_threads_for, child_seed
-from .likelihood import base_rate_bias
+from .likelihood import _base_rate_bias
 
 __all__ = ["FrankWolfeRBM"]
 
@@ -298,11 +298,15 @@ class FrankWolfeRBM(BaseBinaryRBM):
         X = self._validate_training_data(X)
         rs = check_random_state(self.random_state)
         X_train, X_val = self._held_out(X, X_val, rs)
+        check_rbm_memory(
+            ("max_components", self.max_components), X.shape[1],
+            ("n_samples_per_step", self.n_samples_per_step), 8,
+        )  # fmt: skip
         # The sub-problem reads every training row at every L-BFGS iteration:
         # dense float64, once.
         X_train = X_train.toarray() if sp.issparse(X_train) else X_train
         X_train = np.asarray(X_train, dtype=np.float64)
-        self.base_rate_bias_ = base_rate_bias(X_train)
+        self.base_rate_bias_ = _base_rate_bias(X_train)
         self._ais_seed = child_seed(rs)
         self.random_state_ = check_random_state(child_seed(rs))
         growth = Growth(
@@ -406,6 +410,13 @@ class FrankWolfeRBM(BaseBinaryRBM):
         from ._dcp import DCPBernoulliRBM
 
         check_is_fitted(self, "components_")
+        if "n_components" in params:
+            raise ValueError(
+                "fine_tune trains the selected model, which has "
+                f"n_components_={self.n_components_} hidden units; to fine-tune "
+                "the model of another size on the path, call "
+                "submodel(size).fine_tune(X, ...)."
+            )
         settings = {"solver": "cd", **params}
         rbm = DCPBernoulliRBM(n_components=self.n_components_, init=self, **settings)
         return rbm.fit(X)

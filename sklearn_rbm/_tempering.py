@@ -11,7 +11,7 @@ has a gap.
 import numpy as np
 
 from ._kernels.tempering import pt_sample
-from ._utils import warn
+from ._utils import kernel_array, warn
 
 #: The ladder of 'pt' when none is given: ``DEFAULT_N_TEMPERATURES``
 #: inverse temperatures evenly spaced from 1 down to ``DEFAULT_MIN_BETA``.
@@ -177,9 +177,9 @@ def sample_tempered(rbm, V, betas, n_steps, rng):
     replica and one swap round, and the ``beta = 1`` states are returned.
     """
     dtype = rbm.components_.dtype
-    W = np.ascontiguousarray(rbm.components_)
-    b = rbm.intercept_visible_.astype(dtype)
-    c = rbm.intercept_hidden_.astype(dtype)
+    W = kernel_array(rbm.components_, dtype)
+    b = kernel_array(rbm.intercept_visible_, dtype)
+    c = kernel_array(rbm.intercept_hidden_, dtype)
     n_samples = V.shape[0] // betas.size
     monitor = SwapMonitor(betas, n_samples)
     V = pt_sample(

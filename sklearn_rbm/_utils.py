@@ -187,6 +187,90 @@ def warn(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=user_stack_level())
 
 
+def _machine_memory():
+    """Bytes of physical memory, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - not POSIX
+        return None
+
+
+def _human(n_bytes):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n_bytes < 1024 or unit == "PiB":
+            return f"{n_bytes:.3g} {unit}"
+        n_bytes /= 1024
+
+
+def check_memory(n_bytes, what, fix):
+    """Refuse, before allocating anything, work that needs more memory than
+    the machine has.
+
+    ``n_bytes`` is the estimate, ``what`` names the parameters that make it
+    (``"n_components=1000000000 with 64 features"``), ``fix`` says what to do.
+    Raises ``MemoryError`` with all three, instead of numpy's "Unable to
+    allocate" after part of the work.
+    """
+    total = _machine_memory()
+    if total is not None and n_bytes > total:
+        raise MemoryError(
+            f"{what} needs about {_human(n_bytes)} of memory, more than this "
+            f"machine's {_human(total)}. {fix}"
+        )
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """``sample_weight`` as float64 weights of ``n_samples`` rows, or None.
+
+    Weights must be finite and non-negative with a positive sum; anything
+    else is a ValueError that says which condition failed.
+    """
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight must have shape ({n_samples},), one weight per row; "
+            f"got shape {weights.shape}."
+        )
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        bad = weights[~np.isfinite(weights) | (weights < 0)][0]
+        raise ValueError(
+            f"sample_weight must be finite and non-negative; found {float(bad)!r}."
+        )
+    if not weights.sum() > 0:
+        raise ValueError("sample_weight sums to zero: give some row a positive weight.")
+    return weights
+
+
+def kernel_array(array, dtype=np.float64):
+    """``array`` as the kernels take it: C-contiguous and writeable, of
+    ``dtype`` (copied only when it is not already).
+
+    numba compiles one specialisation per array type, and read-only or
+    Fortran-ordered arrays are other types: a fitted model reloaded
+    memory-mapped by joblib (read-only ``components_``) would otherwise make
+    every kernel compile a second time, seconds each.
+    """
+    return np.require(array, dtype=dtype, requirements=["C", "W"])
+
+
+def as_real_array(value, name):
+    """``value`` as a dense numpy array of real numbers, or a ValueError that
+    names it: sparse matrices, complex and non-numeric values are refused
+    (numpy would densify, drop the imaginary part or fail obscurely)."""
+    if sp.issparse(value):
+        raise ValueError(
+            f"{name} must be a dense array, got a sparse matrix; pass {name}.toarray()."
+        )
+    array = np.asarray(value)
+    if array.dtype.kind == "c":
+        raise ValueError(f"{name} must be real, got complex values.")
+    if array.dtype.kind not in "fiub":
+        raise ValueError(f"{name} must hold numbers, got dtype {array.dtype}.")
+    return array
+
+
 def check_unit_interval(X, what="X"):
     """Refuse values outside [0, 1], the domain of a Bernoulli visible unit.
 
@@ -199,7 +283,7 @@ def check_unit_interval(X, what="X"):
     outside = (values < 0) | (values > 1)
     if not np.any(outside):
         return X
-    bad = values[outside].flat[0]
+    bad = float(values[outside].flat[0])
     if np.all((values == -1) | (values == 1) | (values == 0)) and np.any(values == -1):
         fix = f"It looks like -1/+1 coding: convert it with ({what} + 1) / 2."
     else:
@@ -209,8 +293,8 @@ def check_unit_interval(X, what="X"):
         )
     raise ValueError(
         f"{what} must hold values in [0, 1] (binary data, or grey levels read as "
-        f"probabilities); found {bad!r} (min {values.min()!r}, max "
-        f"{values.max()!r}). {fix}"
+        f"probabilities); found {bad!r} (min {float(values.min())!r}, max "
+        f"{float(values.max())!r}). {fix}"
     )
 
 
