@@ -366,7 +366,8 @@ class BaseBinaryRBM(
         >>> from sklearn_rbm.datasets import load_binary_digits
         >>> X, _ = load_binary_digits()
         >>> rbm = DCPBernoulliRBM(n_components=12, solver='csdcp', batch_size=20,
-        ...                       n_iter=50, ais_betas=300, random_state=0)
+        ...                       learning_rate=0.05, n_iter=50, ais_betas=300,
+        ...                       random_state=0)
         >>> rbm = rbm.fit(X[:1500])
         >>> lower, upper = rbm.log_likelihood_bounds(X[1500:1550])
         >>> exact = rbm.score(X[1500:1550])  # enumerated: 12 hidden units
