@@ -1,7 +1,7 @@
 """Parallel tempering: the cost of an epoch, the tempering family, and the
 MNIST log-likelihood at equal Gibbs cost.
 
-Three measurements, each a sub-command; every table comes from one run:
+Four measurements, each a sub-command; every table comes from one run:
 
 ``speed``
     One epoch of ``solver='pt'`` (784 x 500, batch 100, the MNIST subset)
@@ -11,18 +11,26 @@ Three measurements, each a sub-command; every table comes from one run:
     update with ``T`` temperatures and one sweep costs ``2T + 3`` matrix
     products against ``5T`` for ``T`` PCD-1 updates (the data term and the
     weight step are paid once), plus the swaps' element-wise work.
+``small``
+    Shifting bar and bars & stripes (Upadhya & Sastry 2017), 4 hidden units,
+    full batch, learning rate 0.3, random states 0-4: PCD-12 against PT and
+    centred PT with 4 temperatures x 3 sweeps (the same 12 Gibbs steps per
+    update), mean and worst exact log-likelihood after 1,000, 2,000 and
+    5,000 epochs.
 ``family``
     Which tempered distributions to use: ``p_beta ∝ exp(-beta E)`` (uniform
     at ``beta = 0``) or the interpolation towards the base-rate model that AIS
-    uses. 8x8 digits, 16 hidden units (exact test log-likelihood), 1,000
-    epochs, learning rate 0.1, three random states; swap acceptance of every
-    neighbour pair in the last epoch.
+    uses. First the swap acceptance of every neighbour pair on an MNIST
+    model (784 x 500, 10 epochs of CS-DCP) for three ladders under both
+    families; then the exact test log-likelihood PT reaches on the 8x8 digits
+    (16 hidden units, 1,000 epochs, learning rate 0.1, three random states)
+    under both, with PCD-12 for reference.
 ``likelihood``
     MNIST subset (4,000 training and 1,000 test images), 500 hidden units,
-    batch 100: PCD-12, CS-DCP (d = 3, K' = 4) and PT / centred PT at the same
-    12 Gibbs steps per update; mean test log-likelihood by forward AIS, with
-    RAISE lower bounds where the installed version has
-    ``log_likelihood_bounds``.
+    batch 100: PCD-12, CS-DCP (d = 3, K' = 4) and PT (12 x 1) at the same
+    12 Gibbs steps per update; mean test log-likelihood by forward AIS on
+    every test image, and the RAISE / forward-AIS bracket of
+    ``likelihood.log_likelihood_bounds`` on the first ``--bounds-rows``.
 
 Run ``python benchmarks/bench_tempering.py speed`` (``--quick`` for a smoke
 run; ``--blas-threads 1`` for steadier ratios on a shared machine).
@@ -33,11 +41,15 @@ import time
 import warnings
 
 import numpy as np
+from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 import sklearn_rbm._tempering as tempering
 from sklearn_rbm import DCPBernoulliRBM
+from sklearn_rbm._kernels.tempering import pt_sample
+from sklearn_rbm._utils import kernel_rng
 from sklearn_rbm.datasets import load_binary_digits
+from sklearn_rbm.likelihood import log_likelihood_bounds
 
 
 def best_of(function, repeat):
@@ -80,70 +92,151 @@ def speed(args):
     settings = dict(
         n_components=500, batch_size=100, learning_rate=0.01, random_state=0
     )
-    pcd = marginal_epoch(X, args.repeat, solver="pcd", **settings)
+    temperatures = (4, 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a gap in the ladder is no matter here
+        # PCD is timed before and after PT and the faster kept, so that a
+        # change of load on a shared machine does not flatter PT.
+        pcd = marginal_epoch(X, args.repeat, solver="pcd", **settings)
+        ours = {
+            n: marginal_epoch(X, args.repeat, solver="pt", n_temperatures=n, **settings)
+            for n in temperatures
+        }
+        pcd = min(pcd, marginal_epoch(X, args.repeat, solver="pcd", **settings))
     print(f"PCD-1 epoch, 784 x 500, batch 100, {X.shape[0]} images: {pcd:.3f} s")
     print(f"{'task':34s} {'ours (s)':>9s}  {'peer':16s} {'peer (s)':>9s} {'ratio':>6s}")
-    for n_temperatures in (4, 10):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a gap in the ladder is no matter here
-            ours = marginal_epoch(
-                X, args.repeat, solver="pt", n_temperatures=n_temperatures, **settings
-            )
-        peer = n_temperatures * pcd
+    for n in temperatures:
+        peer = n * pcd
         print(
-            f"{f'PT epoch, {n_temperatures} temperatures x 1':34s} {ours:9.3f}  "
-            f"{f'{n_temperatures} x PCD-1 epoch':16s} {peer:9.3f} {ours / peer:6.2f}"
+            f"{f'PT epoch, {n} temperatures x 1':34s} {ours[n]:9.3f}  "
+            f"{f'{n} x PCD-1 epoch':16s} {peer:9.3f} {ours[n] / peer:6.2f}"
         )
 
 
+# ------------------------------------------------------------------- small
+SMALL_SOLVERS = {
+    "PCD-12": dict(solver="pcd", n_gibbs_steps=12),
+    "PT, 4 x 3 (linear to 0.5)": dict(solver="pt", n_temperatures=4, n_gibbs_steps=3),
+    "centred PT, 4 x 3": dict(solver="cpt", n_temperatures=4, n_gibbs_steps=3),
+}
+
+
+def small(args):
+    from sklearn_rbm.datasets import make_bars_and_stripes, make_shifting_bar
+
+    checkpoints = (100, 200, 500) if args.quick else (1000, 2000, 5000)
+    seeds = range(args.states)
+    print(
+        f"4 hidden units, full batch, learning rate 0.3, random states 0-"
+        f"{seeds[-1]}: mean exact log-likelihood (worst state) after each "
+        "number of epochs"
+    )
+    print(f"{'data':15s} {'solver':27s} " + " ".join(f"{c:>17d}" for c in checkpoints))
+    for name, X in (
+        ("shifting bar", make_shifting_bar()),
+        ("bars & stripes", make_bars_and_stripes()),
+    ):
+        for label, params in SMALL_SOLVERS.items():
+            scores = np.empty((len(seeds), len(checkpoints)))
+            for i, seed in enumerate(seeds):
+                rbm = DCPBernoulliRBM(
+                    n_components=4, learning_rate=0.3, batch_size=X.shape[0],
+                    random_state=seed, **params,
+                )  # fmt: skip
+                done = 0
+                for j, checkpoint in enumerate(checkpoints):
+                    for _ in range(checkpoint - done):
+                        rbm.partial_fit(X)
+                    done = checkpoint
+                    scores[i, j] = rbm.score(X)
+            cells = " ".join(
+                f"{mean:8.3f} ({worst:6.3f})"
+                for mean, worst in zip(scores.mean(0), scores.min(0), strict=True)
+            )
+            print(f"{name:15s} {label:27s} {cells}", flush=True)
+
+
 # ------------------------------------------------------------------ family
+FAMILIES = ("base-rate", "uniform")
+
+
+def swap_rates(rbm, betas, burn_in=30, rounds=60, n_chains=100):
+    """Swap acceptance per neighbour pair of ``n_chains`` tempering systems on
+    a fitted RBM, after ``burn_in`` rounds, under the module's family."""
+    dtype = rbm.components_.dtype
+    parameters = (rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_)
+    base = tempering.tempering_base(rbm, dtype)
+    rs = np.random.RandomState(0)
+    V = rs.random_sample((betas.size * n_chains, parameters[0].shape[1]))
+    V = (V < expit(rbm.base_rate_bias_)).astype(dtype)
+    accepted = np.zeros(betas.size - 1, dtype=np.int64)
+    V = pt_sample(V, *parameters, base, betas, burn_in, kernel_rng(rs), accepted)
+    accepted[:] = 0
+    pt_sample(V, *parameters, base, betas, rounds, kernel_rng(rs), accepted)
+    return accepted / (rounds * n_chains)
+
+
 def family(args):
+    """The two tempering families: swap acceptance on a trained MNIST model,
+    and the exact test log-likelihood PT reaches on the 8x8 digits."""
+    X_train, _ = load_mnist()
+    n_epochs = 1 if args.quick else 10
+    rbm = DCPBernoulliRBM(
+        n_components=500, solver="csdcp", n_inner_steps=3, n_gibbs_steps=4,
+        learning_rate=0.05, batch_size=100, n_iter=n_epochs, random_state=0,
+    ).fit(X_train)  # fmt: skip
+    print(
+        f"MNIST subset, 784 x 500 trained by CS-DCP for {n_epochs} epochs: swap "
+        "acceptance per neighbour pair (100 systems, 60 rounds after 30)"
+    )
+    for n_temperatures, min_beta in ((4, 0.9), (4, 0.5), (12, 0.8), (12, 0.5)):
+        betas = tempering.temperature_ladder(n_temperatures, min_beta, "linear")
+        for towards in FAMILIES:
+            tempering.TEMPERING = towards  # not a hyperparameter: switch it here
+            rates = swap_rates(rbm, betas)
+            shown = " ".join(f"{rate:.2f}" for rate in rates)
+            name = f"{n_temperatures} linear to {min_beta}"
+            print(f"  {name:20s} {towards:10s} min {rates.min():.3f}  {shown}")
+    tempering.TEMPERING = "base-rate"
+
     X = load_binary_digits()[0]
     order = np.random.RandomState(0).permutation(X.shape[0])
     X_train, X_test = X[order[:1400]], X[order[1400:]]
     n_epochs = 100 if args.quick else 1000
     print(
         f"8x8 digits, 16 hidden units, {n_epochs} epochs, learning rate 0.1, "
-        "batch 100: mean exact test log-likelihood over 3 random states"
+        "batch 100: mean exact test log-likelihood over random states 0-2 and "
+        "the last epoch's swap acceptance per pair"
     )
-    print(f"{'ladder':32s} {'towards':10s} {'test LL':>8s}  swap acceptance per pair")
-    ladders = [(4, 3, 0.5, "geometric"), (4, 3, 0.2, "geometric")]
-    ladders += [(4, 3, 0.2, "linear"), (12, 1, 0.2, "linear")]
-    for n_temperatures, sweeps, min_beta, spacing in ladders:
-        for towards in ("base-rate", "uniform"):
-            # The tempering family is not a hyperparameter: switch it here.
+    ladders = [(4, 3, 0.5), (4, 3, 0.2)]
+    for n_temperatures, sweeps, min_beta in ladders:
+        for towards in FAMILIES:
             tempering.TEMPERING = towards
             scores, rates = [], []
             for seed in range(3):
                 rbm = DCPBernoulliRBM(
                     n_components=16, solver="pt", n_temperatures=n_temperatures,
-                    min_beta=min_beta, beta_ladder=spacing, n_gibbs_steps=sweeps,
-                    learning_rate=0.1, batch_size=100, n_iter=n_epochs,
-                    random_state=seed,
+                    min_beta=min_beta, n_gibbs_steps=sweeps, learning_rate=0.1,
+                    batch_size=100, n_iter=n_epochs, random_state=seed,
                 )  # fmt: skip
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     rbm.fit(X_train)
                 scores.append(rbm.score(X_test))
-                rates.append(
-                    [
-                        rbm.history_[f"swap_acceptance_{t}"][-1]
-                        for t in range(n_temperatures - 1)
-                    ]
-                )
-            name = f"{n_temperatures} x {sweeps}, {spacing} to {min_beta}"
+                keys = [f"swap_acceptance_{t}" for t in range(n_temperatures - 1)]
+                rates.append([rbm.history_[key][-1] for key in keys])
+            name = f"PT {n_temperatures} x {sweeps}, linear to {min_beta}"
             shown = " ".join(f"{rate:.2f}" for rate in np.mean(rates, axis=0))
-            print(f"{name:32s} {towards:10s} {np.mean(scores):8.3f}  {shown}")
+            print(f"  {name:30s} {towards:10s} {np.mean(scores):8.3f}  {shown}")
     tempering.TEMPERING = "base-rate"
-    for solver, params in (("pcd", dict(n_gibbs_steps=12)),):
-        scores = [
-            DCPBernoulliRBM(
-                n_components=16, solver=solver, learning_rate=0.1, batch_size=100,
-                n_iter=n_epochs, random_state=seed, **params,
-            ).fit(X_train).score(X_test)
-            for seed in range(3)
-        ]  # fmt: skip
-        print(f"{'PCD-12':32s} {'':10s} {np.mean(scores):8.3f}")
+    scores = [
+        DCPBernoulliRBM(
+            n_components=16, solver="pcd", n_gibbs_steps=12, learning_rate=0.1,
+            batch_size=100, n_iter=n_epochs, random_state=seed,
+        ).fit(X_train).score(X_test)
+        for seed in range(3)
+    ]  # fmt: skip
+    print(f"  {'PCD-12':30s} {'':10s} {np.mean(scores):8.3f}")
 
 
 # -------------------------------------------------------------- likelihood
@@ -151,29 +244,27 @@ LIKELIHOOD_SOLVERS = {
     "PCD-12": dict(solver="pcd", n_gibbs_steps=12),
     "CS-DCP (d=3, K'=4)": dict(solver="csdcp", n_inner_steps=3, n_gibbs_steps=4),
     "PT (12 x 1, linear to 0.8)": dict(
-        solver="pt", n_temperatures=12, min_beta=0.8, beta_ladder="linear",
-        n_gibbs_steps=1,
+        solver="pt", n_temperatures=12, min_beta=0.8, n_gibbs_steps=1
     ),
-    "CPT (12 x 1, linear to 0.8)": dict(
-        solver="cpt", n_temperatures=12, min_beta=0.8, beta_ladder="linear",
-        n_gibbs_steps=1,
-    ),
-}  # fmt: skip
+}
 
 
 def likelihood(args):
     X_train, X_test = load_mnist()
     n_epochs = 2 if args.quick else args.epochs
-    X_bounds = X_test[: 20 if args.quick else args.bounds_rows]
+    X_train = X_train[: 500 if args.quick else args.train_rows]
+    X_bounds = X_test[: 10 if args.quick else args.bounds_rows]
     print(
         f"MNIST subset: {X_train.shape[0]} training and {X_test.shape[0]} test "
         f"images, 500 hidden units, batch 100, learning rate {args.learning_rate}, "
-        f"{n_epochs} epochs, random_state=0; AIS with 100 chains and "
-        f"{args.ais_betas} temperatures"
+        f"{n_epochs} epochs, random_state=0, {args.ais_betas} AIS temperatures. "
+        f"AIS: forward AIS (100 chains) on every test image; bracket: "
+        f"likelihood.log_likelihood_bounds on the first {X_bounds.shape[0]} "
+        f"test images ({args.bounds_chains} chains each way)"
     )
     print(
-        f"{'solver':30s} {'fit (s)':>8s} {'test LL':>8s} {'log Z band':>16s} "
-        f"{'RAISE, AIS on ' + str(len(X_bounds)) + ' rows':>24s}  swap acceptance"
+        f"{'solver':28s} {'fit (s)':>8s} {'AIS':>8s} {'log Z band':>15s} "
+        f"{'bracket':>18s} {'(s)':>5s}  last epoch's swap acceptance"
     )
     for name, params in LIKELIHOOD_SOLVERS.items():
         rbm = DCPBernoulliRBM(
@@ -189,38 +280,48 @@ def likelihood(args):
         score = rbm.score(X_test)
         band = rbm.log_partition_
         spread = f"[{band.lower - band.log_z:+.2f}, {band.upper - band.log_z:+.2f}]"
-        bounds = "(not available)"
-        if hasattr(rbm, "log_likelihood_bounds"):
-            lower, upper = rbm.log_likelihood_bounds(X_bounds)
-            bounds = f"[{lower:.2f}, {upper:.2f}]"
+        start = time.perf_counter()
+        lower, upper = log_likelihood_bounds(
+            X_bounds, rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_,
+            base_rate=rbm.base_rate_bias_, n_chains=args.bounds_chains,
+            betas=args.ais_betas, random_state=0,
+        )  # fmt: skip
+        bounds_seconds = time.perf_counter() - start
         rates = ""
-        if "pt" in params["solver"]:
+        if params["solver"] in ("pt", "cpt"):
             keys = sorted(k for k in rbm.history_ if k.startswith("swap_acceptance"))
             last = [rbm.history_[k][-1] for k in keys]
             rates = f"min {min(last):.2f}, mean {np.mean(last):.2f}"
             if any("gap" in str(w.message) for w in caught):
                 rates += " (gap warning)"
-        row = f"{name:30s} {seconds:8.0f} {score:8.2f} {spread:>16s} {bounds:>24s}"
-        print(f"{row}  {rates}")
+        bracket = f"[{lower:.2f}, {upper:.2f}]"
+        row = f"{name:28s} {seconds:8.0f} {score:8.2f} {spread:>15s} {bracket:>18s}"
+        print(f"{row} {bounds_seconds:5.0f}  {rates}", flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("speed", "family", "likelihood"))
+    parser.add_argument("command", choices=("speed", "small", "family", "likelihood"))
     parser.add_argument("--quick", action="store_true", help="a smoke-sized run")
+    parser.add_argument("--states", type=int, default=5, help="small: states")
     parser.add_argument("--repeat", type=int, default=3, help="timings: best of")
-    parser.add_argument("--epochs", type=int, default=60, help="likelihood: epochs")
+    parser.add_argument("--epochs", type=int, default=30, help="likelihood: epochs")
+    parser.add_argument("--train-rows", type=int, default=4000, help="likelihood")
     parser.add_argument("--learning-rate", type=float, default=0.05)
-    parser.add_argument("--ais-betas", type=int, default=10_000)
+    parser.add_argument("--ais-betas", type=int, default=1000)
     parser.add_argument(
         "--bounds-rows", type=int, default=100, help="test rows given to RAISE"
+    )
+    parser.add_argument(
+        "--bounds-chains", type=int, default=10, help="RAISE chains per row"
     )
     parser.add_argument(
         "--blas-threads", type=int, default=None, help="BLAS threads (default: all)"
     )
     args = parser.parse_args()
     with threadpool_limits(args.blas_threads, user_api="blas"):
-        {"speed": speed, "family": family, "likelihood": likelihood}[args.command](args)
+        commands = dict(speed=speed, small=small, family=family, likelihood=likelihood)
+        commands[args.command](args)
 
 
 if __name__ == "__main__":
