@@ -24,11 +24,11 @@ Four measurements, each a sub-command; every table comes from one run:
     model (784 x 500, 10 epochs of CS-DCP) for three ladders under both
     families; then the exact test log-likelihood PT reaches on the 8x8 digits
     (16 hidden units, 1,000 epochs, learning rate 0.1, three random states)
-    under both, with PCD-12 for reference.
+    under both, for linear and geometric ladders, with PCD-12 for reference.
 ``likelihood``
     MNIST subset (4,000 training and 1,000 test images), 500 hidden units,
-    batch 100: PCD-12, CS-DCP (d = 3, K' = 4) and PT (12 x 1) at the same
-    12 Gibbs steps per update; mean test log-likelihood by forward AIS on
+    batch 100: PCD-12, CS-DCP (d = 3, K' = 4) and PT (12 x 1 and 4 x 3) at
+    the same 12 Gibbs steps per update; mean test log-likelihood by forward AIS on
     every test image, and the RAISE / forward-AIS bracket of
     ``likelihood.log_likelihood_bounds`` on the first ``--bounds-rows``.
 
@@ -208,15 +208,16 @@ def family(args):
         "batch 100: mean exact test log-likelihood over random states 0-2 and "
         "the last epoch's swap acceptance per pair"
     )
-    ladders = [(4, 3, 0.5), (4, 3, 0.2)]
-    for n_temperatures, sweeps, min_beta in ladders:
+    ladders = [(4, 3, 0.5, "linear"), (4, 3, 0.2, "linear"), (4, 3, 0.2, "geometric")]
+    for n_temperatures, sweeps, min_beta, spacing in ladders:
         for towards in FAMILIES:
             tempering.TEMPERING = towards
             scores, rates = [], []
             for seed in range(3):
                 rbm = DCPBernoulliRBM(
                     n_components=16, solver="pt", n_temperatures=n_temperatures,
-                    min_beta=min_beta, n_gibbs_steps=sweeps, learning_rate=0.1,
+                    min_beta=min_beta, beta_ladder=spacing, n_gibbs_steps=sweeps,
+                    learning_rate=0.1,
                     batch_size=100, n_iter=n_epochs, random_state=seed,
                 )  # fmt: skip
                 with warnings.catch_warnings():
@@ -225,7 +226,7 @@ def family(args):
                 scores.append(rbm.score(X_test))
                 keys = [f"swap_acceptance_{t}" for t in range(n_temperatures - 1)]
                 rates.append([rbm.history_[key][-1] for key in keys])
-            name = f"PT {n_temperatures} x {sweeps}, linear to {min_beta}"
+            name = f"PT {n_temperatures} x {sweeps}, {spacing} to {min_beta}"
             shown = " ".join(f"{rate:.2f}" for rate in np.mean(rates, axis=0))
             print(f"  {name:30s} {towards:10s} {np.mean(scores):8.3f}  {shown}")
     tempering.TEMPERING = "base-rate"
@@ -245,6 +246,9 @@ LIKELIHOOD_SOLVERS = {
     "CS-DCP (d=3, K'=4)": dict(solver="csdcp", n_inner_steps=3, n_gibbs_steps=4),
     "PT (12 x 1, linear to 0.8)": dict(
         solver="pt", n_temperatures=12, min_beta=0.8, n_gibbs_steps=1
+    ),
+    "PT (4 x 3, linear to 0.9)": dict(
+        solver="pt", n_temperatures=4, min_beta=0.9, n_gibbs_steps=3
     ),
 }
 
@@ -267,6 +271,8 @@ def likelihood(args):
         f"{'bracket':>18s} {'(s)':>5s}  last epoch's swap acceptance"
     )
     for name, params in LIKELIHOOD_SOLVERS.items():
+        if args.only and not name.startswith(args.only):
+            continue
         rbm = DCPBernoulliRBM(
             n_components=500, learning_rate=args.learning_rate, batch_size=100,
             n_iter=n_epochs, score_method="ais", ais_betas=args.ais_betas,
@@ -305,12 +311,15 @@ def main():
     parser.add_argument("--quick", action="store_true", help="a smoke-sized run")
     parser.add_argument("--states", type=int, default=5, help="small: states")
     parser.add_argument("--repeat", type=int, default=3, help="timings: best of")
-    parser.add_argument("--epochs", type=int, default=30, help="likelihood: epochs")
+    parser.add_argument("--epochs", type=int, default=20, help="likelihood: epochs")
     parser.add_argument("--train-rows", type=int, default=4000, help="likelihood")
     parser.add_argument("--learning-rate", type=float, default=0.05)
     parser.add_argument("--ais-betas", type=int, default=1000)
     parser.add_argument(
         "--bounds-rows", type=int, default=100, help="test rows given to RAISE"
+    )
+    parser.add_argument(
+        "--only", default=None, help="likelihood: the solvers whose name starts so"
     )
     parser.add_argument(
         "--bounds-chains", type=int, default=10, help="RAISE chains per row"
