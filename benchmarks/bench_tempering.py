@@ -1,7 +1,7 @@
 """Parallel tempering: the cost of an epoch, the tempering family, and the
 MNIST log-likelihood at equal Gibbs cost.
 
-Four measurements, each a sub-command; every table comes from one run:
+Five measurements, each a sub-command; every table comes from one run:
 
 ``speed``
     One epoch of ``solver='pt'`` (784 x 500, batch 100, the MNIST subset)
@@ -11,6 +11,10 @@ Four measurements, each a sub-command; every table comes from one run:
     update with ``T`` temperatures and one sweep costs ``2T + 3`` matrix
     products against ``5T`` for ``T`` PCD-1 updates (the data term and the
     weight step are paid once), plus the swaps' element-wise work.
+``profile``
+    Milliseconds per mini-batch of each part of a PT update (the two matrix
+    products of a sweep, the tempered samples, a swap round) for 1, 4 and 10
+    temperatures of 100 chains; run it with ``--blas-threads 1``.
 ``small``
     Shifting bar and bars & stripes (Upadhya & Sastry 2017), 4 hidden units,
     full batch, learning rate 0.3, random states 0-4: PCD-12 against PT and
@@ -46,7 +50,13 @@ from threadpoolctl import threadpool_limits
 
 import sklearn_rbm._tempering as tempering
 from sklearn_rbm import DCPBernoulliRBM
-from sklearn_rbm._kernels.tempering import pt_sample
+from sklearn_rbm._kernels.gibbs import sample_bernoulli
+from sklearn_rbm._kernels.tempering import (
+    pt_sample,
+    swap_replicas_,
+    tempered_sample_,
+    tempered_sigmoid_,
+)
 from sklearn_rbm._utils import kernel_rng
 from sklearn_rbm.datasets import load_binary_digits
 from sklearn_rbm.likelihood import log_likelihood_bounds
@@ -111,6 +121,46 @@ def speed(args):
             f"{f'PT epoch, {n} temperatures x 1':34s} {ours[n]:9.3f}  "
             f"{f'{n} x PCD-1 epoch':16s} {peer:9.3f} {ours[n] / peer:6.2f}"
         )
+
+
+def profile_parts(n_temperatures, W, b, c, base, rng, repeat):
+    """Best times (ms) of the parts of a PT update, for ``PROFILE_PARTS``."""
+    betas = np.linspace(1.0, 0.8, n_temperatures)
+    n_rows = 100 * n_temperatures
+    V = (rng.random((n_rows, W.shape[1])) < 0.13).astype(np.float64)
+    H = (rng.random((n_rows, W.shape[0])) < 0.5).astype(np.float64)
+    A = V @ W.T
+    accepted = np.zeros(max(n_temperatures - 1, 1), dtype=np.int64)
+    parts = {
+        "H W": lambda: np.dot(H, W),
+        "V W^T": lambda: np.dot(V, W.T),
+        "sample v": lambda: tempered_sample_(V.copy(), b, base, betas, 100, rng),
+        "sigmoid h": lambda: tempered_sigmoid_(A.copy(), c, betas, 100),
+        "swap round": lambda: swap_replicas_(
+            V.copy(), A.copy(), b - base, c, betas, 100, rng, accepted
+        ),
+        "sample h": lambda: sample_bernoulli(A, rng),
+    }
+    if n_temperatures == 1:
+        parts["swap round"] = lambda: None
+    return [1e3 * best_of(parts[part], repeat) for part in PROFILE_PARTS]
+
+
+def profile(args):
+    """Milliseconds per mini-batch of each part of a PT update, for 1, 4 and
+    10 temperatures of 100 chains (784 x 500, random parameters)."""
+    rng = np.random.default_rng(0)
+    W = 0.05 * rng.standard_normal((500, 784))
+    b, c, base = 0.1 * rng.standard_normal(784), np.zeros(500), np.zeros(784)
+    repeat = 2 if args.quick else 5
+    print("milliseconds per mini-batch of 100 chains per temperature, 784 x 500")
+    print(f"{'T':>3s} " + " ".join(f"{part:>10s}" for part in PROFILE_PARTS))
+    for n_temperatures in (1, 4, 10):
+        times = profile_parts(n_temperatures, W, b, c, base, rng, repeat)
+        print(f"{n_temperatures:3d} " + " ".join(f"{t:10.2f}" for t in times))
+
+
+PROFILE_PARTS = ("H W", "V W^T", "sample v", "sigmoid h", "swap round", "sample h")
 
 
 # ------------------------------------------------------------------- small
@@ -307,7 +357,9 @@ def likelihood(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("speed", "small", "family", "likelihood"))
+    parser.add_argument(
+        "command", choices=("speed", "profile", "small", "family", "likelihood")
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke-sized run")
     parser.add_argument("--states", type=int, default=5, help="small: states")
     parser.add_argument("--repeat", type=int, default=3, help="timings: best of")
@@ -329,7 +381,10 @@ def main():
     )
     args = parser.parse_args()
     with threadpool_limits(args.blas_threads, user_api="blas"):
-        commands = dict(speed=speed, small=small, family=family, likelihood=likelihood)
+        commands = dict(
+            speed=speed, profile=profile, small=small, family=family,
+            likelihood=likelihood,
+        )  # fmt: skip
         commands[args.command](args)
 
 
