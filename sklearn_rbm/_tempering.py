@@ -17,8 +17,9 @@ from ._utils import kernel_array, warn
 #: inverse temperatures evenly spaced from 1 down to ``DEFAULT_MIN_BETA``.
 #: Evenly spaced, because with base-rate tempering a linear ladder gives every
 #: neighbour pair about the same swap acceptance, where a geometric one
-#: starves the pairs near beta = 1 (measured on the 8x8 digits: 0.43, 0.44,
-#: 0.45 against 0.24, 0.48, 0.70 for four temperatures down to 0.2).
+#: starves the pairs near beta = 1 (``benchmarks/bench_tempering.py family``,
+#: 8x8 digits, four temperatures down to 0.2: 0.43, 0.44, 0.45 against 0.24,
+#: 0.48, 0.69).
 DEFAULT_N_TEMPERATURES = 4
 DEFAULT_MIN_BETA = 0.5
 LADDERS = ("linear", "geometric")
