@@ -30,6 +30,7 @@ from ._divergence import (
 )
 from ._kernels.gibbs import gibbs_sample_visible
 from ._likelihood_mixin import LikelihoodMixin, check_score_settings
+from ._tempering import fitted_ladder, sample_tempered
 from ._utils import (
     check_memory,
     check_unit_interval,
@@ -230,21 +231,33 @@ class BaseBinaryRBM(
         c = kernel_array(self.intercept_hidden_, V.dtype)
         return gibbs_sample_visible(V, W, b, c, n_steps, rng)
 
-    def sample(self, n_samples=1, *, n_steps=1000, random_state=None):
-        """Draw visible vectors from the model by block-Gibbs sampling.
+    def sample(self, n_samples=1, *, n_steps=1000, method="gibbs", random_state=None):
+        """Draw visible vectors from the model by block-Gibbs sampling or
+        parallel tempering.
 
         Each sample is the end of its own chain: the chain starts from the
         AIS base model (independent pixels with the training data's mean) and
-        runs ``n_steps`` Gibbs steps, all of them burn-in. How many steps make
-        a chain forget its start depends on the model; 1,000 is plenty for a
-        moderately trained RBM, and sharply peaked models need more.
+        runs ``n_steps`` steps, all of them burn-in. How many steps make a
+        chain forget its start depends on the model; 1,000 Gibbs steps are
+        plenty for a moderately trained RBM. Sharply peaked models, whose
+        Gibbs chains stay in one mode, mix better with ``method='pt'``.
 
         Parameters
         ----------
         n_samples : int, default=1
             Number of independent samples (chains).
         n_steps : int, default=1000
-            Gibbs steps per chain (the burn-in).
+            Steps per chain (the burn-in): Gibbs steps, or for ``'pt'`` rounds
+            of one Gibbs step of every replica followed by one round of
+            neighbour swaps (a round costs ``n_temperatures`` Gibbs steps).
+        method : {'gibbs', 'pt'}, default='gibbs'
+            ``'gibbs'``: one block-Gibbs chain per sample. ``'pt'``: parallel
+            tempering (Desjardins et al. 2010), one tempering system per
+            sample on the fitted ladder ``betas_`` of a model trained with
+            ``solver='pt'`` or ``'cpt'``, otherwise on 4 inverse temperatures
+            evenly spaced from 1 to 0.5; the samples are the
+            ``beta = 1`` replicas. Warns when swaps across a pair of
+            temperatures were almost never accepted.
         random_state : int, RandomState instance or None, default=None
             Seed of the chains; ``None`` uses the estimator's ``random_state``,
             so an int ``random_state`` gives the same samples on every call.
@@ -258,13 +271,24 @@ class BaseBinaryRBM(
         for name, value in (("n_samples", n_samples), ("n_steps", n_steps)):
             if not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+        if method not in ("gibbs", "pt"):
+            raise ValueError(
+                f"method must be 'gibbs' (block-Gibbs chains) or 'pt' (parallel "
+                f"tempering), got {method!r}."
+            )
         rs = check_random_state(
             self.random_state if random_state is None else random_state
         )
-        dtype = self.components_.dtype
+        n_replicas = 1
+        if method == "pt":
+            betas = fitted_ladder(self)
+            n_replicas = betas.size
         start_probability = expit(self.base_rate_bias_)
-        V = rs.random_sample((n_samples, start_probability.size)) < start_probability
-        return self._gibbs(V.astype(dtype), n_steps, kernel_rng(rs))
+        V = rs.random_sample((n_replicas * n_samples, start_probability.size))
+        V = (V < start_probability).astype(self.components_.dtype)
+        if method == "pt":
+            return sample_tempered(self, V, betas, n_steps, kernel_rng(rs))
+        return self._gibbs(V, n_steps, kernel_rng(rs))
 
     # ------------------------------------------------------------ likelihood
     # The hooks of LikelihoodMixin, which provides score, score_samples and

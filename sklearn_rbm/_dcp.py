@@ -1,11 +1,14 @@
 """DCPBernoulliRBM: a binary RBM trained by CD-K, PCD, the centred gradient,
-S-DCP or centred S-DCP (Upadhya & Sastry, ACML 2017).
+S-DCP or centred S-DCP (Upadhya & Sastry, ACML 2017), or PCD with a
+parallel-tempering negative phase.
 
 The table ``_SOLVERS`` says what each solver is: a few flags on one compiled
-mini-batch update, :func:`sklearn_rbm._kernels.gibbs.dcp_minibatch_update`,
-and the step that calls it. The epoch loop, early stopping and the history
-are the training engine's (``_engine.py``); this module holds the
-scikit-learn surface: hyperparameters, initialisation and the engine's hooks.
+mini-batch update, :func:`sklearn_rbm._kernels.gibbs.dcp_minibatch_update`
+(or :func:`sklearn_rbm._kernels.tempering.pt_minibatch_update` for the
+tempered solvers), and the step that calls it. The epoch loop, early
+stopping and the history are the training engine's (``_engine.py``); this
+module holds the scikit-learn surface: hyperparameters, initialisation and
+the engine's hooks.
 """
 
 import numbers
@@ -21,7 +24,9 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import BaseBinaryRBM, check_rbm_memory
 from ._engine import Criterion, EpochTrainingMixin
 from ._kernels.gibbs import dcp_minibatch_update
+from ._kernels.tempering import pt_minibatch_update
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
+from ._tempering import LADDERS, SwapMonitor, temperature_ladder, tempering_base
 from ._utils import blas_threads_for, child_seed, kernel_rng, warn
 from .likelihood import _base_rate_bias
 
@@ -50,6 +55,29 @@ def _dcp_step(rbm, settings):
     return step
 
 
+def _pt_step(rbm, settings):
+    """The mini-batch step of the tempered solvers: one call of
+    ``pt_minibatch_update`` on the replicas of every temperature, counting
+    the swap rounds for ``history_``."""
+    W = rbm.components_
+    b, c = rbm._centred_visible_bias, rbm._centred_hidden_bias
+    mu, lam = rbm.offset_visible_, rbm.offset_hidden_
+    vel_W, vel_b, vel_c = rbm._velocity
+    base = tempering_base(rbm, W.dtype)
+    monitor = rbm._swap_monitor
+    rates = (float(rbm.learning_rate), float(rbm.momentum), float(rbm.weight_decay))
+
+    def step(batch):
+        pt_minibatch_update(
+            _dense(batch[0]), W, b, c, mu, lam, settings.nu_mu, settings.nu_lam,
+            rbm._chain_hidden, rbm.betas_, base, rbm.n_gibbs_steps, *rates,
+            vel_W, vel_b, vel_c, monitor.accepted, rbm._kernel_rng,
+        )  # fmt: skip
+        monitor.rounds += 1
+
+    return step
+
+
 @dataclass(frozen=True)
 class _Solver:
     """Everything a solver name means: its flags and the step that runs it."""
@@ -57,6 +85,7 @@ class _Solver:
     centred: bool  # offsets mu, lambda move with the data (Melchior et al. 2016)
     persistent: bool  # chains persist across mini-batches (Tieleman 2008)
     inner_steps: bool  # several convex-surrogate steps per mini-batch (S-DCP)
+    tempered: bool = False  # replicas at several temperatures swap states (PT)
     make_step: Callable = _dcp_step  # (estimator, settings) -> step(batch)
 
 
@@ -66,7 +95,18 @@ _SOLVERS = {
     "cg": _Solver(centred=True, persistent=False, inner_steps=False),
     "sdcp": _Solver(centred=False, persistent=False, inner_steps=True),
     "csdcp": _Solver(centred=True, persistent=False, inner_steps=True),
-}
+    # Parallel tempering (Desjardins et al. 2010; Cho, Raiko & Ilin 2010):
+    # PCD whose chains are the beta = 1 replicas of a tempering system.
+    "pt": _Solver(
+        centred=False, persistent=True, inner_steps=False, tempered=True,
+        make_step=_pt_step,
+    ),
+    "cpt": _Solver(
+        centred=True, persistent=True, inner_steps=False, tempered=True,
+        make_step=_pt_step,
+    ),
+}  # fmt: skip
+_TEMPERING_SETTINGS = ("n_temperatures", "min_beta", "beta_ladder")
 
 # Upadhya & Sastry (2017) use d = 3 inner steps (K' = 4) on their small data
 # sets, and sliding factors nu_mu = nu_lambda = 0.01 for the offsets.
@@ -86,7 +126,10 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     inner steps. With ``d = 1`` it is CD-K. CS-DCP (Algorithm 4) does the same
     with the centred gradient of Melchior, Fischer & Wiskott (2016). The cost
     per mini-batch equals CD-K's when ``d * K' = K``: they compare CD-12
-    with (d=3, K'=4) and CD-24 with (d=6, K'=4).
+    with (d=3, K'=4) and CD-24 with (d=6, K'=4). Parallel tempering ('pt',
+    Desjardins et al. 2010) draws the negative statistics of PCD from the
+    ``beta = 1`` replicas of chains run at ``n_temperatures`` inverse
+    temperatures that swap states; ``'cpt'`` adds the centring offsets.
 
     Read more in the :ref:`User Guide <dcp_user_guide>`.
 
@@ -94,10 +137,11 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     ----------
     n_components : int, default=256
         Number of hidden units ``n``.
-    solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp'}, default='sdcp'
+    solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp', 'pt', 'cpt'}, default='sdcp'
         Training algorithm: contrastive divergence (chains start at the data),
         persistent CD (chains persist across mini-batches), centred gradient
-        (CD with centring offsets), S-DCP, and centred S-DCP.
+        (CD with centring offsets), S-DCP, centred S-DCP, parallel tempering
+        and centred parallel tempering.
     learning_rate : float, default=0.1
         Step size ``eta`` of every (inner) gradient step. The default makes
         the RBM a drop-in feature extractor: on the MNIST subset (500 units,
@@ -111,18 +155,33 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         Number of epochs (passes over the training data).
     n_gibbs_steps : int, default=1
         Gibbs steps per gradient estimate: ``K`` for 'cd', 'pcd' and 'cg';
-        ``K'`` (per inner step) for 'sdcp' and 'csdcp'.
+        ``K'`` (per inner step) for 'sdcp' and 'csdcp'; the sweeps of every
+        replica between swap rounds for 'pt' and 'cpt' (an update then costs
+        ``n_temperatures * n_gibbs_steps`` Gibbs steps).
     n_inner_steps : int or None, default=None
         Inner gradient steps ``d`` per mini-batch for 'sdcp' and 'csdcp';
         ``None`` means 3. Setting it for another solver warns (it has no
         effect there).
     centering_rate_visible : float or None, default=None
         Sliding factor ``nu_mu`` of the visible offsets ``mu`` (exponential
-        moving average of the data mean) for 'cg' and 'csdcp'; ``None`` means
-        Upadhya & Sastry's 0.01.
+        moving average of the data mean) for 'cg', 'csdcp' and 'cpt'; ``None``
+        means Upadhya & Sastry's 0.01.
     centering_rate_hidden : float or None, default=None
         Sliding factor ``nu_lambda`` of the hidden offsets ``lambda``;
         ``None`` means 0.01.
+    n_temperatures : int or None, default=None
+        Number of tempered replicas ``T`` (at least 2) for 'pt' and 'cpt',
+        each with ``batch_size`` chains; ``None`` means 4.
+    min_beta : float or None, default=None
+        Smallest inverse temperature ``beta_{T-1}``, in (0, 1), for 'pt' and
+        'cpt'; ``None`` means 0.5.
+    beta_ladder : {'linear', 'geometric'}, array-like or None, default=None
+        Spacing of the inverse temperatures from 1 down to ``min_beta``:
+        linear (``None``; equal steps) or geometric (equal ratios); or the
+        inverse temperatures themselves, decreasing strictly from 1 and in
+        (0, 1] (then leave ``n_temperatures`` and ``min_beta`` at None). The
+        tempered distributions interpolate from the model (``beta = 1``)
+        towards the base-rate model (``beta = 0``), as AIS does.
     momentum : float, default=0.0
         Momentum of the parameter updates (off in Upadhya & Sastry's protocol).
     weight_decay : float, default=0.0
@@ -181,13 +240,18 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         Centring offsets ``lambda`` (zeros for uncentred solvers).
     base_rate_bias_ : ndarray of shape (n_features,)
         ``logit`` of the clipped training-data mean: the AIS base model.
+    betas_ : ndarray of shape (n_temperatures,)
+        Inverse temperatures of the replicas, ``betas_[0] = 1`` ('pt' and
+        'cpt' only; ``sample(method='pt')`` uses them).
     n_iter_ : int
         Epochs run.
     history_ : dict of ndarray
         One entry per epoch (``partial_fit`` adds one per call): ``'epoch'``,
         ``'seconds'`` and, with held-out data, ``'validation_log_likelihood'``
         (the mean held-out log-likelihood, computed as ``score`` computes it);
-        ``verbose`` adds the training log-likelihood.
+        ``verbose`` adds the training log-likelihood. 'pt' and 'cpt' add
+        ``'swap_acceptance_t'``, the fraction of accepted swaps between
+        ``betas_[t]`` and ``betas_[t + 1]`` in the epoch.
     best_validation_score_ : float or None
         Best held-out mean log-likelihood, when there are held-out data.
     random_state_ : RandomState
@@ -234,6 +298,9 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         "n_inner_steps": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "centering_rate_visible": [Interval(numbers.Real, 0, 1, closed="both"), None],
         "centering_rate_hidden": [Interval(numbers.Real, 0, 1, closed="both"), None],
+        "n_temperatures": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "min_beta": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "beta_ladder": [StrOptions(set(LADDERS)), "array-like", None],
         "momentum": [Interval(numbers.Real, 0, 1, closed="left")],
         "weight_decay": [Interval(numbers.Real, 0, None, closed="left")],
         "init": [HasMethods(["transform"]), None],
@@ -247,7 +314,14 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         "validation_log_likelihood", greater_is_better=True,
         best_attribute="best_validation_score_",
     )  # fmt: skip
-    _main_kernel = dcp_minibatch_update
+
+    @property
+    def _main_kernel(self):
+        """The compiled update of the solver (the engine announces its
+        compilation)."""
+        if _SOLVERS[self.solver].tempered:
+            return pt_minibatch_update
+        return dcp_minibatch_update
 
     def __init__(
         self,
@@ -261,6 +335,9 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         n_inner_steps=None,
         centering_rate_visible=None,
         centering_rate_hidden=None,
+        n_temperatures=None,
+        min_beta=None,
+        beta_ladder=None,
         momentum=0.0,
         weight_decay=0.0,
         init=None,
@@ -283,6 +360,9 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         self.n_inner_steps = n_inner_steps
         self.centering_rate_visible = centering_rate_visible
         self.centering_rate_hidden = centering_rate_hidden
+        self.n_temperatures = n_temperatures
+        self.min_beta = min_beta
+        self.beta_ladder = beta_ladder
         self.momentum = momentum
         self.weight_decay = weight_decay
         self.init = init
@@ -300,11 +380,17 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
     def _initialise(self, X, rs):
         """Upadhya & Sastry's initialisation, or a copy of ``init``'s parameters."""
         n_features, dtype = X.shape[1], X.dtype
-        check_rbm_memory(
-            ("n_components", self.n_components), n_features,
-            ("batch_size", self.batch_size), X.dtype.itemsize,
-        )  # fmt: skip
         spec = _SOLVERS[self.solver]
+        # The tempered solvers keep batch_size chains at every temperature.
+        chains = ("batch_size", self.batch_size)
+        if spec.tempered:
+            betas = temperature_ladder(
+                self.n_temperatures, self.min_beta, self.beta_ladder
+            )
+            chains = ("n_temperatures * batch_size", betas.size * self.batch_size)
+        check_rbm_memory(
+            ("n_components", self.n_components), n_features, chains, X.dtype.itemsize
+        )
         self.base_rate_bias_ = _base_rate_bias(X)
         if self.init is None:
             W = rs.normal(0.0, 0.01, size=(self.n_components, n_features)).astype(dtype)
@@ -325,7 +411,12 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         self._centred_visible_bias = b + lam @ W
         self._centred_hidden_bias = c + W @ mu
         self._velocity = (np.zeros_like(W), np.zeros_like(b), np.zeros_like(c))
-        self._chain_hidden = np.zeros((self.batch_size, self.n_components), dtype=dtype)
+        if spec.tempered:
+            self.betas_ = betas
+            self._swap_monitor = SwapMonitor(betas, self.batch_size)
+        # Persistent hidden states, all off: the first visible draw is the
+        # base rate. The tempered solvers stack their replicas.
+        self._chain_hidden = np.zeros((chains[1], self.n_components), dtype=dtype)
         self._kernel_rng = kernel_rng(rs)
         self._shuffle_rs = rs  # continues the shuffling in partial_fit
         self._ais_seed = child_seed(rs)
@@ -417,8 +508,19 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         settings = resolve_solver(self, _SOLVERS)
         return settings.spec.make_step(self, settings)
 
+    def _begin_epoch(self, epoch):
+        if _SOLVERS[self.solver].tempered:
+            self._swap_monitor.start_epoch()
+
     def _end_epoch(self):
         self._publish()
+
+    def _epoch_figures(self):
+        """The swap acceptance of each neighbour pair ('pt' and 'cpt')."""
+        if not _SOLVERS[self.solver].tempered:
+            return {}
+        self._swap_monitor.warn_about_gaps(f"in epoch {self.n_iter_}")
+        return self._swap_monitor.figures()
 
     def _training_state(self):
         """Copies of the training state, to restore after divergence or early
@@ -492,12 +594,20 @@ def resolve_solver(estimator, solvers):
             for name in ("centering_rate_visible", "centering_rate_hidden")
             if getattr(estimator, name) is not None
         ]
+    if not spec.tempered:
+        # Estimators without tempered solvers have no tempering settings.
+        unused += [
+            name
+            for name in _TEMPERING_SETTINGS
+            if getattr(estimator, name, None) is not None
+        ]
     if unused:
         warn(
             f"solver={estimator.solver!r} does not use {', '.join(unused)}; "
             f"{'it is' if len(unused) == 1 else 'they are'} ignored. "
             "n_inner_steps applies to 'sdcp' and 'csdcp', the centering "
-            "rates to 'cg' and 'csdcp'."
+            "rates to 'cg', 'csdcp' and 'cpt', n_temperatures, min_beta "
+            "and beta_ladder to 'pt' and 'cpt'."
         )
     n_inner = (
         (estimator.n_inner_steps or _DEFAULT_INNER_STEPS) if spec.inner_steps else 1

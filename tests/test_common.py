@@ -34,7 +34,7 @@ INSTANCES = [
         DCPBernoulliRBM(
             n_components=8, solver=solver, n_iter=3, batch_size=10, random_state=0
         )
-        for solver in ("cd", "pcd", "cg", "sdcp", "csdcp")
+        for solver in ("cd", "pcd", "cg", "sdcp", "csdcp", "pt", "cpt")
     ),
     # Both ways of inserting a unit: the line search and the literal alpha_t = t.
     *(
