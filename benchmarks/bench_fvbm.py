@@ -39,12 +39,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
-from sklearn_rbm._fvbm import (
-    FVBMPseudoLikelihood,
-    MPLEDoesNotExistWarning,
-    _pack,
-    make_fvbm,
-)
+from sklearn_rbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
+from sklearn_rbm._fvbm_model import pack as _pack
+from sklearn_rbm.datasets import make_fvbm
 
 N_SAMPLES = 16_000
 DIMENSIONS = (5, 10, 15, 20)

@@ -28,7 +28,8 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 
-from sklearn_rbm._fvbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning, make_fvbm
+from sklearn_rbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
+from sklearn_rbm.datasets import make_fvbm
 
 QUICK = os.environ.get("SKLEARN_RBM_EXAMPLE_QUICK", "0") == "1"
 BUDGETS = [10, 30, 100, 300] if QUICK else [10, 30, 100, 300, 1000, 3000]

@@ -35,7 +35,14 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 
-from sklearn_rbm._fvbm import FVBMPseudoLikelihood, _pack, make_fvbm
+from sklearn_rbm import FVBMPseudoLikelihood
+from sklearn_rbm.datasets import make_fvbm
+
+
+def _pack(intercept, coupling):
+    """The parameter vector of Nguyen & Wood: intercepts, then upper couplings."""
+    return np.concatenate([intercept, coupling[np.triu_indices(len(intercept), 1)]])
+
 
 QUICK = os.environ.get("SKLEARN_RBM_EXAMPLE_QUICK", "0") == "1"
 N_SAMPLES = 2_000 if QUICK else 16_000

@@ -28,18 +28,12 @@ from sklearn.utils.estimator_checks import (
 )
 from threadpoolctl import threadpool_limits
 
-from sklearn_rbm import _fvbm
-from sklearn_rbm._fvbm import (
-    FVBMPseudoLikelihood,
-    MPLEDoesNotExistWarning,
-    _distinct_rows,
-    _pack,
-    _separating_direction,
-    _unpack,
-    make_fvbm,
-    sample_fvbm,
-)
+from sklearn_rbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
+from sklearn_rbm import _fvbm_diagnostics as diagnostics
+from sklearn_rbm._fvbm_diagnostics import separating_direction
+from sklearn_rbm._fvbm_model import distinct_rows, pack, unpack
 from sklearn_rbm._kernels import fvbm as kernels
+from sklearn_rbm.datasets import make_fvbm, sample_fvbm
 
 SOLVERS = ["bslm", "ga", "mm", "lbfgs"]
 
@@ -116,7 +110,7 @@ def brute_force_log_z(coupling, intercept):
 
 
 def theta_of(est):
-    return _pack(est.intercept_, est.coupling_)
+    return pack(est.intercept_, est.coupling_)
 
 
 # ---------------------------------------------------------------------------
@@ -185,7 +179,7 @@ def test_every_solver_reaches_the_independent_maximiser(well_posed, solver, alph
 def test_mm_bound_is_the_gram_of_the_predictor_gradients(well_posed):
     # B = sum_i w_i sum_j z_ij z_ij^T, built here from the numpy Jacobian of A.
     X = well_posed[0][:300]
-    rows, w = _distinct_rows(X)
+    rows, w = distinct_rows(X)
     theta = np.zeros(21)
     jacobian = np.array(  # d a_ij / d theta, by finite differences (exact: linear)
         [
@@ -231,8 +225,8 @@ def test_seed_simulation_mse_matches_its_standard_errors(n_features):
         16000, n_features, coupling_variance=0.5 / n_features, random_state=n_features
     )
     est = FVBMPseudoLikelihood(solver="mm").fit(X)
-    errors = theta_of(est) - _pack(intercept, coupling)
-    predicted = np.mean(_pack(est.intercept_std_, est.coupling_std_) ** 2)
+    errors = theta_of(est) - pack(intercept, coupling)
+    predicted = np.mean(pack(est.intercept_std_, est.coupling_std_) ** 2)
     mse = np.mean(errors**2)
     # mse / predicted is about chi^2_p / p (p = 15 or 55 parameters).
     assert 0.3 < mse / predicted < 2.5, (mse, predicted)
@@ -256,15 +250,15 @@ def test_seed_couplings_give_nonexistent_mple_and_it_is_detected():
         flagged = any(issubclass(w.category, MPLEDoesNotExistWarning) for w in caught)
         assert flagged == (est.mple_exists_ is False)
         verdicts.append(est.mple_exists_)
-        rows, w = _distinct_rows(X)
+        rows, w = distinct_rows(X)
         theta = theta_of(est)
         if est.mple_exists_:
             assert np.abs(numpy_gradient(theta, X)).max() < 1e-6
             assert np.linalg.eigvalsh(numpy_hessian(theta, X)).max() < 0
         else:
             margins = rows * kernels.predictors(rows, np.zeros(10), np.zeros((10, 10)))
-            _, _, direction = _separating_direction(rows, w, margins)
-            b, M = _unpack(direction, 10)
+            _, _, direction = separating_direction(rows, w, margins)
+            b, M = unpack(direction, 10)
             change = X * (X @ M + b)  # how each conditional x_ij a_ij moves
             assert change.min() > -1e-9 and change.max() > 1e-3
             values = [numpy_log_pl(theta + t * direction, X) for t in (0, 1, 10)]
@@ -296,9 +290,9 @@ def test_cutting_plane_separation_check_on_many_distinct_rows(separable):
     X = np.where(rng.random((5000, 16)) < 0.5, 1.0, -1.0)
     if separable:
         X[:, 7] = -X[:, 3]
-    rows, w = _distinct_rows(X)
+    rows, w = distinct_rows(X)
     assert rows.shape[0] * 16 > 50_000
-    exists, features, direction = _separating_direction(rows, w, np.zeros(rows.shape))
+    exists, features, direction = separating_direction(rows, w, np.zeros(rows.shape))
     assert exists is (not separable)
     if separable:
         np.testing.assert_array_equal(features, [3, 7])
@@ -311,8 +305,8 @@ def test_separating_direction_really_raises_the_log_pl():
     rng = np.random.default_rng(0)
     X = np.where(rng.random((400, 5)) < 0.5, 1.0, -1.0)
     X[:, 1] = X[:, 0]  # unit 0 is perfectly predicted by unit 1 and vice versa
-    rows, w = _distinct_rows(X)
-    exists, features, direction = _separating_direction(rows, w, np.zeros(rows.shape))
+    rows, w = distinct_rows(X)
+    exists, features, direction = separating_direction(rows, w, np.zeros(rows.shape))
     assert exists is False
     np.testing.assert_array_equal(features, [0, 1])
     est = FVBMPseudoLikelihood(alpha=1.0, compute_std=False).fit(X)  # a finite start
@@ -442,17 +436,17 @@ def test_gibbs_sample_beyond_enumeration_is_reproducible():
 
 def test_sandwich_intervals_cover_the_truth_at_the_nominal_rate():
     _, coupling, intercept = make_fvbm(10, 5, coupling_variance=0.3, random_state=7)
-    truth = _pack(intercept, coupling)
+    truth = pack(intercept, coupling)
     covered, estimates, stds = [], [], []
     for rep in range(150):
         X = sample_fvbm(coupling, intercept, 1500, random_state=rep)
         est = FVBMPseudoLikelihood(solver="lbfgs", tol=1e-8).fit(X)
         coupling_ci, intercept_ci = est.confidence_intervals(0.05)
-        low = _pack(intercept_ci[:, 0], coupling_ci[..., 0])
-        high = _pack(intercept_ci[:, 1], coupling_ci[..., 1])
+        low = pack(intercept_ci[:, 0], coupling_ci[..., 0])
+        high = pack(intercept_ci[:, 1], coupling_ci[..., 1])
         covered.append((low <= truth) & (truth <= high))
         estimates.append(theta_of(est))
-        stds.append(_pack(est.intercept_std_, est.coupling_std_))
+        stds.append(pack(est.intercept_std_, est.coupling_std_))
     coverage = np.mean(covered)
     assert 0.93 < coverage < 0.97, coverage
     # The standard errors match the spread of the estimates across replicates.
@@ -523,7 +517,8 @@ def test_same_random_state_gives_bit_identical_results(well_posed):
 
 _FINGERPRINT = """
 import hashlib, numpy as np
-from sklearn_rbm._fvbm import FVBMPseudoLikelihood, make_fvbm
+from sklearn_rbm import FVBMPseudoLikelihood
+from sklearn_rbm.datasets import make_fvbm
 X, _, _ = make_fvbm(800, 6, coupling_variance=0.1, random_state=0)
 est = FVBMPseudoLikelihood(init="random", score_method="ais", random_state=5).fit(X)
 parts = [est.coupling_, est.coupling_std_, est.score_samples(X), est.sample(50)]
@@ -577,9 +572,22 @@ def test_grid_search_over_solvers(well_posed):
     assert np.ptp(scores) < 1e-3  # the same maximiser, whichever solver
 
 
-def test_verbose_prints_the_objective(well_posed, capsys):
-    FVBMPseudoLikelihood(solver="mm", verbose=1, compute_std=False).fit(well_posed[0])
-    assert re.search(r"iteration 1: mean log-PL -\d+\.\d+", capsys.readouterr().out)
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_verbose_prints_one_progress_line_per_iteration(well_posed, solver, capsys):
+    # The package's one progress format (the training engine's progress_line).
+    est = FVBMPseudoLikelihood(solver=solver, verbose=1, compute_std=False)
+    est.fit(well_posed[0])
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == est.n_iter_
+    pattern = (
+        r"\[FVBMPseudoLikelihood\] iteration (\d+)/1000, \d+\.\d\d s, "
+        r"mean log pseudo likelihood (-\d+\.\d{4})"
+    )
+    for iteration, line in enumerate(lines, start=1):
+        match = re.match(pattern, line)
+        assert match and int(match[1]) == iteration, line
+        value = est.pseudo_likelihood_curve_[iteration]
+        assert float(match[2]) == pytest.approx(value, abs=5e-5)
 
 
 # ---------------------------------------------------------------------------
@@ -689,7 +697,7 @@ def test_max_iter_gives_convergence_warning(well_posed):
 
 def test_dense_parameter_limit(well_posed, monkeypatch):
     # Pretend d = 6 is beyond the d <= 100 limit of the p x p matrices.
-    monkeypatch.setattr(_fvbm, "_MAX_DENSE_PARAMETERS", 20)
+    monkeypatch.setattr(diagnostics, "MAX_DENSE_PARAMETERS", 20)
     X = well_posed[0]
     with pytest.raises(
         ValueError, match=r"solver='mm' .* p = d\(d\+1\)/2 = 21.*'lbfgs'"

@@ -22,8 +22,8 @@ Conventions of this module
   which the addition formula for ``tanh`` does not achieve. Overflow of ``E`` to
   ``inf`` (``a > 354``) or underflow to 0 gives ``tanh = +-1``, never NaN.
 * The parameter vector ``theta`` of the joint solvers is ``[b, M[triu(d, 1)]]``
-  (the seed's parameter vector); ``index[j, k]`` is the position in ``theta`` of
-  the coefficient that multiplies ``z_ijk`` in ``a_ij``, where ``z_ij`` is row
+  (Nguyen & Wood's); ``index[j, k]`` is the position in ``theta`` of the
+  coefficient that multiplies ``z_ijk`` in ``a_ij``, where ``z_ij`` is row
   ``i`` with entry ``j`` replaced by 1 (so ``index[j, j]`` is ``b_j``).
 """
 
@@ -59,7 +59,8 @@ def _log_cosh_from_exp2(a, e):
 @jit
 def _conditional(x, a):
     """``(log P(x | a), tanh a, exp(2a))`` for one unit with value ``x = +-1`` and
-    field ``a``: ``log P = x a - log cosh a - log 2`` (the summand of seed eq. 2.1).
+    field ``a``: ``log P = x a - log cosh a - log 2`` (the summand of
+    Nguyen & Wood 2016, eq. 2.1).
     """
     e = np.exp(2.0 * a)
     return x * a - _log_cosh_from_exp2(a, e) - LOG2, _tanh_from_exp2(e), e
@@ -85,7 +86,7 @@ def conditional_terms(X, b, M):
     """Log-conditionals ``log P(x_ij | x_i,-j)`` and ``tanh(a_ij)``, both ``(n, d)``.
 
     ``log P(x_ij | rest) = x_ij a_ij - log cosh(a_ij) - log 2``: the summand of
-    the log pseudo-likelihood (seed eq. 2.1).
+    the log pseudo-likelihood (Nguyen & Wood 2016, eq. 2.1).
     """
     A = predictors(X, b, M)
     n, d = A.shape
@@ -101,11 +102,11 @@ def conditional_terms(X, b, M):
 def pseudo_log_likelihood_gradient(X, w, b, M):
     """Weighted mean log pseudo-likelihood and its exact gradient.
 
-    Returns ``value = sum_i w_i sum_j log P(x_ij | rest)`` (seed eq. 2.1 divided
-    by n), ``grad_b[j] = sum_i w_i (x_ij - tanh a_ij)`` and the symmetric
-    ``grad_M[j, k] = sum_i w_i [x_ik (x_ij - t_ij) + x_ij (x_ik - t_ik)]``, the
-    derivative with respect to the single parameter ``m_jk = m_kj`` (zero
-    diagonal).
+    Returns ``value = sum_i w_i sum_j log P(x_ij | rest)`` (Nguyen & Wood
+    2016, eq. 2.1, divided by n), ``grad_b[j] = sum_i w_i (x_ij - tanh
+    a_ij)`` and the symmetric ``grad_M[j, k] = sum_i w_i [x_ik (x_ij - t_ij)
+    + x_ij (x_ik - t_ik)]``, the derivative with respect to the single
+    parameter ``m_jk = m_kj`` (zero diagonal).
     """
     A = predictors(X, b, M)
     n, d = A.shape
@@ -128,7 +129,7 @@ def pseudo_log_likelihood_gradient(X, w, b, M):
 
 
 # ---------------------------------------------------------------------------
-# BSLM / gradient-ascent sweep (seed updates 2.4, 2.7 and 4.1, 4.2)
+# BSLM / gradient-ascent sweep (Nguyen & Wood 2016, updates 2.4, 2.7, 4.1, 4.2)
 
 
 @jit
@@ -177,10 +178,11 @@ def bslm_sweep(X, XT, w, ones, b, M, ET, TT, step, alpha):
     b-step (eq. 2.4) for ``j = 1..d``, then M-step (eq. 2.7) over ``j < k`` in
     lexicographic order, each coordinate maximising the quadratic minorant with
     curvature ``1`` (intercepts) or ``2`` (couplings) per sample, which bounds
-    ``-d^2/dtheta^2`` of the mean log-PL (seed, proof of Theorem 1). ``step``
-    is the gradient-ascent step ``mu`` of eqs. 4.1-4.2 (``mu = 1`` is BSLM;
-    ``mu <= 1`` keeps monotonicity). The L2 penalty ``alpha / 2 * ||theta||^2``
-    adds ``alpha`` to both curvatures, so the minorant stays exact for it.
+    ``-d^2/dtheta^2`` of the mean log-PL (Nguyen & Wood 2016, proof of
+    Theorem 1). ``step`` is the gradient-ascent step ``mu`` of eqs. 4.1-4.2
+    (``mu = 1`` is BSLM; ``mu <= 1`` keeps monotonicity). The L2 penalty
+    ``alpha / 2 * ||theta||^2`` adds ``alpha`` to both curvatures, so the
+    minorant stays exact for it.
 
     ``b``, ``M`` (the solver's own work copies) and the predictor state ``ET``,
     ``TT`` (layout (d, n)) are updated in place; ``ET``, ``TT`` must be current
