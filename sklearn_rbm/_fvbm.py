@@ -176,7 +176,8 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_rbm._fvbm import FVBMPseudoLikelihood, make_fvbm
+    >>> from sklearn_rbm import FVBMPseudoLikelihood
+    >>> from sklearn_rbm.datasets import make_fvbm
     >>> X, coupling, intercept = make_fvbm(
     ...     4000, 5, coupling_variance=0.1, random_state=0)
     >>> fvbm = FVBMPseudoLikelihood(solver="mm").fit(X)
