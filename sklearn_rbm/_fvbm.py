@@ -16,14 +16,14 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from ._fvbm_diagnostics import (
+    FitCurvature,
     MPLEDoesNotExistWarning,
     check_existence,
-    curvature_at,
+    constant_features,
     dense_fits,
-    sandwich_covariance,
+    sandwich_variances,
 )
 from ._fvbm_model import (
     distinct_rows,
@@ -40,7 +40,7 @@ from ._fvbm_solvers import _SOLVERS
 from ._kernels import fvbm as kernels
 from ._likelihood_mixin import LikelihoodMixin
 from ._sklearn_compat import Interval, StrOptions, _fit_context
-from ._utils import child_seed, kernel_rng, warn
+from ._utils import blas_threads_for, child_seed, kernel_rng, warn
 from .likelihood import (
     MAX_EXACT_UNITS,
     SCORE_PARAMETER_CONSTRAINTS,
@@ -57,64 +57,80 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
 
     A density estimator for binary vectors ``x in {-1, 1}^d`` with
     ``P(x) = exp(1/2 x^T M x + b^T x) / Z`` (``M`` symmetric, zero diagonal;
-    Nguyen & Wood 2016, eq. 1.1). The partition function ``Z`` is a sum over
-    ``2^d`` states, so the parameters are fitted by maximising the log
-    pseudo-likelihood ``P_n = sum_i sum_j log P(x_ij | x_i,-j)`` (eq. 2.1),
-    which is strictly concave and cheap; the true log-likelihood is then
-    evaluated exactly (Gray-code enumeration) or by annealed importance
-    sampling. Read more in the user guide (``doc/fvbm.rst``).
+    Nguyen & Wood 2016, eq. 1.1), also known as the Ising model or pairwise
+    maximum-entropy model. ``Z`` is a sum over ``2^d`` states, so the
+    parameters maximise the log pseudo-likelihood ``P_n = sum_i sum_j log
+    P(x_ij | x_i,-j)`` (eq. 2.1), strictly concave and cheap; the true
+    log-likelihood is then evaluated exactly (Gray-code enumeration) or by
+    annealed importance sampling.
 
     Data may use {0, 1} or {-1, 1}; the parameters always refer to the ±1 model
     (a {0, 1} input ``v`` is read as ``x = 2 v - 1``).
 
+    Read more in the :ref:`User Guide <fvbm_user_guide>`.
+
     Parameters
     ----------
-    solver : {'bslm', 'ga', 'mm', 'lbfgs'}, default='lbfgs'
-        - 'bslm': the seed's block successive lower-bound maximisation, updates
-          2.4 (intercepts) and 2.7 (couplings, lexicographic order), one
-          coordinate at a time with the predictors kept current; each sweep
-          raises the log-PL (Theorem 1). O(n d^2) per sweep.
-        - 'ga': Hyvarinen's gradient ascent, the same coordinate updates scaled
-          by ``step_size`` (eqs. 4.1-4.2); with ``step_size=1`` it is 'bslm'.
-        - 'mm': the lower-bound principle on the whole vector at once: a fixed
-          curvature matrix from X, factorised once, one linear solve per step;
-          monotone, few iterations; O(n d^2) per step after a one-off
-          O(d^6 / 24) factorisation, so limited to d <= 100.
-        - 'lbfgs': scipy's L-BFGS-B with the exact compiled gradient; the
-          default, because it also copes with nearly deterministic
-          conditionals, where the fixed curvature bound of 'bslm' and 'mm'
-          (``sech^2 <= 1``) is loose and they crawl.
+    solver : {'newton', 'nodewise', 'mm', 'bslm', 'ga', 'lbfgs'}, default='newton'
+        - 'newton': truncated Newton on all parameters at once, each step
+          solved by preconditioned conjugate gradients with exact
+          Hessian-vector products; orthant-wise with ``penalty='l1'``. The
+          fast route at every size.
+        - 'nodewise': each unit's logistic regression on the others fitted
+          separately (Ravikumar, Wainwright & Lafferty 2010), then the two
+          estimates of each coupling averaged (with ``penalty='l1'``, zero
+          unless both are nonzero). Not the joint MPLE; ``n_jobs`` groups of
+          units run in parallel.
+        - 'mm': Nguyen & Wood's lower bound (``sech^2 <= 1``) on the whole
+          vector at once, each step solved by conjugate gradients; monotone.
+        - 'bslm': Nguyen & Wood's block successive lower-bound maximisation
+          (updates 2.4 and 2.7): monotone and provably convergent (their
+          Theorem 1), one coordinate at a time; the reference algorithm.
+        - 'ga': Hyvarinen's gradient ascent, the BSLM updates scaled by
+          ``step_size`` (eqs. 4.1-4.2).
+        - 'lbfgs': scipy's L-BFGS-B with the exact gradient.
+    penalty : {'l2', 'l1'}, default='l2'
+        'l2' maximises ``P_n / n - alpha / 2 ||theta||^2`` (intercepts and
+        couplings); 'l1' maximises ``P_n / n - alpha sum_{j<k} |m_jk|``, which
+        sets couplings exactly to zero (structure learning, Ravikumar et al.
+        2010; the intercepts stay free). Only 'newton' and 'nodewise' support
+        'l1'.
+    alpha : float, default=0.0
+        Penalty strength. ``alpha > 0`` keeps the estimate finite when the
+        MPLE does not exist (with 'l1', unless a feature is constant).
     step_size : float, default=1.0
         Step ``mu`` of 'ga'. ``mu <= 1`` keeps the monotone guarantee; ``mu > 1``
         has none (a warning says so). Ignored by the other solvers.
-    alpha : float, default=0.0
-        L2 penalty: the solvers maximise ``P_n / n - alpha / 2 ||theta||^2``,
-        ``theta`` the intercepts and upper-triangular couplings. ``alpha > 0``
-        keeps the estimate finite when the MPLE does not exist.
     tol : float, default=1e-5
-        Stop when ``P_n`` (the sum over samples, as in the seed, which uses
-        1e-5) changes by less than ``tol`` in one iteration.
+        Stop when ``P_n`` (the sum over samples; Nguyen & Wood use 1e-5)
+        changes by less than ``tol`` in one iteration.
     max_iter : int, default=1000
-        Maximum number of sweeps (bslm, ga) or iterations (mm, lbfgs).
+        Maximum number of iterations (sweeps for 'bslm' and 'ga').
     init : {'zeros', 'random'}, default='zeros'
         Starting point: all parameters 0 (the independent uniform model), or
-        normal with variance 0.5 as in the seed's simulation. The maximiser,
-        when it exists, is unique: this changes the path, not the result.
+        normal with variance 0.5 as in Nguyen & Wood's simulation. The
+        maximiser, when it exists, is unique: this changes the path, not the
+        result.
     score_method : {'auto', 'exact', 'ais'}, default='auto'
         How :meth:`score_samples` gets ``log Z``: 'exact' enumerates the ``2^d``
-        states (``d <= 25``); 'ais' uses annealed importance sampling from the
+        states (``d <= 30``); 'ais' uses annealed importance sampling from the
         naive mean-field independent model; 'auto' is exact for ``d <= 20``.
     ais_n_chains : int, default=100
         Number of independent AIS chains.
     ais_betas : int, {'linear', 'three-segment'} or array-like, default=1000
-        AIS inverse temperatures, as in the RBM estimators: a count of evenly
-        spaced ones, or a named schedule (see
-        :func:`sklearn_rbm.likelihood.ais_betas`). One Gibbs sweep per
-        temperature.
-    compute_std : bool, default=True
+        AIS inverse temperatures (see :func:`sklearn_rbm.likelihood.ais_betas`).
+        One Gibbs sweep per temperature.
+    compute_std : bool or 'auto', default='auto'
         Compute the sandwich standard errors ``coupling_std_`` and
-        ``intercept_std_`` (cost O(n d^4 + d^6), so d <= 100); needed by
-        :meth:`confidence_intervals`.
+        ``intercept_std_``, needed by :meth:`confidence_intervals`. They exist
+        for the unpenalised or L2-penalised MPLE of a joint solver (not
+        'nodewise', not ``penalty='l1'``) and form ``p x p`` matrices, ``p =
+        d(d+1)/2``, so ``d <= 100``. 'auto' computes them when they exist;
+        True also warns when they do not.
+    n_jobs : int or None, default=None
+        Number of groups of units that 'nodewise' fits in parallel (joblib
+        threads). ``None`` means 1 unless in a :func:`joblib.parallel_config`
+        context; ``-1`` means all processors. Ignored by the other solvers.
     random_state : int, RandomState instance or None, default=None
         Seeds ``init='random'``, the AIS stream (drawn at fit, so that each
         fitted state has one ``log Z`` estimate) and :meth:`sample`. An int
@@ -129,22 +145,22 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
     intercept_ : ndarray of shape (n_features,)
         Estimated ``b``.
     coupling_std_ : ndarray of shape (n_features, n_features)
-        Sandwich standard errors of ``coupling_`` (0 on the diagonal). Only with
-        ``compute_std=True``; ``inf`` when the Hessian is singular.
+        Sandwich standard errors of ``coupling_`` (0 on the diagonal), when
+        computed (see ``compute_std``); ``inf`` when the Hessian is singular.
     intercept_std_ : ndarray of shape (n_features,)
         Sandwich standard errors of ``intercept_``.
     n_iter_ : int
-        Number of sweeps or iterations run.
+        Number of iterations run.
     pseudo_likelihood_curve_ : ndarray of shape (`n_iter_` + 1,)
-        Mean log pseudo-likelihood per sample (minus the penalty when
-        ``alpha > 0``) at the start and after every iteration; never decreases
-        for 'bslm', 'mm' and 'ga' with ``step_size <= 1``.
+        Mean log pseudo-likelihood per sample minus the penalty, at the start
+        and after every iteration (for 'nodewise', the sum of the units'
+        separate objectives); never decreases for the monotone solvers
+        ('newton', 'nodewise', 'mm', 'bslm', and 'ga' with ``step_size <=
+        1``).
     mple_exists_ : bool or None
         False when the data admit no MPLE (a warning says so, see
         :class:`MPLEDoesNotExistWarning`); True when it exists (proved), or
-        when ``alpha > 0``; None when undecided (a warning says so) or not
-        checked (``d > 100`` with many distinct rows: only constant features
-        are then detected).
+        when a penalty keeps the estimate finite; None when undecided.
     input_values_ : tuple
         ``(0, 1)`` or ``(-1, 1)``: the convention of the training data, used by
         :meth:`sample`.
@@ -155,20 +171,26 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn.neighbors.KernelDensity : a non-parametric density estimator.
+    sklearn.covariance.GraphicalLasso : sparse Gaussian graphical models, the
+        continuous counterpart of ``penalty='l1'``.
 
     Notes
     -----
     The MPLE is consistent and asymptotically normal, but it does not always
     exist: when a conditional is separable (e.g. a constant feature, or the
-    nearly frozen data of the seed's N(0, 0.5) couplings for ``d >= 10``) the
-    log-PL rises forever along some direction. The fit detects this and warns.
+    nearly frozen data of Nguyen & Wood's N(0, 0.5) couplings for ``d >=
+    10``) the log-PL rises forever along some direction. The fit detects this
+    and warns.
 
     References
     ----------
     H. D. Nguyen and I. A. Wood (2016). A block successive lower-bound
     maximization algorithm for the maximum pseudo-likelihood estimation of
     fully visible Boltzmann machines. Neural Computation 28, 485-492.
+
+    P. Ravikumar, M. J. Wainwright and J. D. Lafferty (2010). High-dimensional
+    Ising model selection using l1-regularized logistic regression. Annals of
+    Statistics 38, 1287-1319.
 
     A. Hyvarinen (2006). Consistency of pseudolikelihood estimation of fully
     visible Boltzmann machines. Neural Computation 18, 2283-2292.
@@ -180,7 +202,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
     >>> from sklearn_rbm.datasets import make_fvbm
     >>> X, coupling, intercept = make_fvbm(
     ...     4000, 5, coupling_variance=0.1, random_state=0)
-    >>> fvbm = FVBMPseudoLikelihood(solver="mm").fit(X)
+    >>> fvbm = FVBMPseudoLikelihood().fit(X)
     >>> fvbm.coupling_.shape
     (5, 5)
     >>> bool(np.all(np.abs(fvbm.coupling_ - coupling) < 4 * fvbm.coupling_std_ + 1e-12))
@@ -191,13 +213,15 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "solver": [StrOptions(set(_SOLVERS))],
-        "step_size": [Interval(numbers.Real, 0, None, closed="neither")],
+        "penalty": [StrOptions({"l2", "l1"})],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        "step_size": [Interval(numbers.Real, 0, None, closed="neither")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "init": [StrOptions({"zeros", "random"})],
         **SCORE_PARAMETER_CONSTRAINTS,
-        "compute_std": ["boolean"],
+        "compute_std": ["boolean", StrOptions({"auto"})],
+        "n_jobs": [numbers.Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -205,22 +229,25 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        solver="lbfgs",
-        step_size=1.0,
+        solver="newton",
+        penalty="l2",
         alpha=0.0,
+        step_size=1.0,
         tol=1e-5,
         max_iter=1000,
         init="zeros",
         score_method="auto",
         ais_n_chains=100,
         ais_betas=1000,
-        compute_std=True,
+        compute_std="auto",
+        n_jobs=None,
         random_state=None,
         verbose=0,
     ):
         self.solver = solver
-        self.step_size = step_size
+        self.penalty = penalty
         self.alpha = alpha
+        self.step_size = step_size
         self.tol = tol
         self.max_iter = max_iter
         self.init = init
@@ -228,13 +255,21 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         self.ais_n_chains = ais_n_chains
         self.ais_betas = ais_betas
         self.compute_std = compute_std
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
 
     # -- fitting ------------------------------------------------------------
 
-    def _check_step_size(self, settings):
-        """Warn about a step size without guarantee, or one that is ignored."""
+    def _check_solver(self, settings):
+        """Refuse a penalty the solver lacks; warn about ignored settings."""
+        if self.penalty not in settings.penalties:
+            supporting = [name for name, s in _SOLVERS.items() if "l1" in s.penalties]
+            raise ValueError(
+                f"solver={self.solver!r} supports only penalty='l2', got "
+                f"penalty={self.penalty!r}. Use solver={supporting[0]!r} (or "
+                f"{supporting[1]!r}) for an L1 penalty."
+            )
         if settings.uses_step_size and self.step_size > 1:
             warn(
                 f"step_size={self.step_size} > 1: gradient ascent has no monotone "
@@ -245,6 +280,11 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         elif not settings.uses_step_size and self.step_size != 1.0:
             warn(
                 f"step_size is only used by solver='ga'; it is ignored by "
+                f"solver={self.solver!r}."
+            )
+        if not settings.uses_n_jobs and self.n_jobs not in (None, 1):
+            warn(
+                f"n_jobs is only used by solver='nodewise'; it is ignored by "
                 f"solver={self.solver!r}."
             )
 
@@ -276,28 +316,33 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         )
         spins, self.input_values_ = to_spins(X)
         settings = _SOLVERS[self.solver]
-        self._check_step_size(settings)
+        self._check_solver(settings)
         rows, w = distinct_rows(spins)
         problem = Problem(rows, w, X.shape[0], float(self.alpha))
-        # BLAS calls here act on vectors and matrices of size p = d(d+1)/2 (L-BFGS
-        # updates, Cholesky factors, triangular solves), where threads only add
-        # overhead -- a lot of it when the cores are busy.
-        with threadpool_limits(limits=1, user_api="blas"):
+        # Small products run BLAS on one thread (where threads only add
+        # overhead, a lot of it on busy cores); large ones as BLAS decides.
+        with blas_threads_for(rows.shape[0] * rows.shape[1] ** 2):
             intercept, coupling, monitor = settings.solve(
                 problem, *self._initial_parameters(X.shape[1]), self, settings
             )
-            self._set_fit(intercept, coupling, monitor)
+            self._set_fit(intercept, coupling, monitor, settings)
             self._diagnose(problem, settings, monitor)
         return self
 
-    def _set_fit(self, intercept, coupling, monitor):
+    def _set_fit(self, intercept, coupling, monitor, settings):
         """Publish the solver's result, or stop if it diverged."""
         if not np.isfinite(monitor.curve[-1]):
+            advice = (
+                f" and step_size={self.step_size}. Use step_size <= 1, which "
+                "keeps the monotone guarantee of Nguyen & Wood (2016), or "
+                "solver='bslm'."
+                if settings.uses_step_size
+                else ". Set alpha > 0, or use solver='bslm', which never "
+                "decreases the objective."
+            )
             raise FloatingPointError(
                 f"The fit diverged (the log pseudo-likelihood became "
-                f"{monitor.curve[-1]}) with solver={self.solver!r} and "
-                f"step_size={self.step_size}. Use step_size <= 1, which keeps the "
-                "monotone guarantee of Nguyen & Wood (2016), or solver='bslm'."
+                f"{monitor.curve[-1]}) with solver={self.solver!r}{advice}"
             )
         self.intercept_, self.coupling_ = intercept, coupling
         self._forget_log_partition()
@@ -305,19 +350,47 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         self.n_iter_ = monitor.n_iter
         self.pseudo_likelihood_curve_ = np.asarray(monitor.curve)
 
+    def _standard_errors_apply(self, settings, n_features):
+        """Whether to compute the standard errors; warns when asked for and
+        impossible (``compute_std=True``)."""
+        if self.compute_std is False:
+            return False
+        reason = None
+        if not settings.joint or (self.penalty == "l1" and self.alpha > 0):
+            reason = (
+                "the sandwich standard errors are those of the unpenalised or "
+                "L2-penalised joint MPLE, not of solver='nodewise' or "
+                "penalty='l1'"
+            )
+        elif not dense_fits(n_features):
+            reason = (
+                f"the sandwich needs p x p matrices, p = d(d+1)/2 = "
+                f"{n_features * (n_features + 1) // 2}, and is limited to d <= 100"
+            )
+        if reason is not None and self.compute_std is True:
+            warn(
+                f"compute_std=True, but {reason}: no standard errors. Set "
+                "compute_std='auto' or False to silence this."
+            )
+        return reason is None
+
     def _diagnose(self, problem, settings, monitor):
         """Existence of the MPLE, convergence, and the standard errors."""
-        rows, w, d = problem.X, problem.w, problem.n_features
-        T, hessian = None, None
-        if dense_fits(d):
-            T, hessian = curvature_at(
-                rows, w, self.intercept_, self.coupling_, problem.alpha
-            )
-        self.mple_exists_ = True
+        for name in ("intercept_std_", "coupling_std_"):  # from a previous fit
+            self.__dict__.pop(name, None)
+        rows, d = problem.X, problem.n_features
+        with_std = self._standard_errors_apply(settings, d)
+        curvature = None
+        if self.alpha == 0 or with_std:
+            alpha_l2 = problem.alpha if self.penalty == "l2" else 0.0
+            curvature = FitCurvature(
+                rows, problem.w, self.intercept_, self.coupling_, alpha_l2,
+                dense=with_std,
+            )  # fmt: skip
         if self.alpha == 0:
-            self.mple_exists_ = check_existence(
-                rows, w, self.intercept_, self.coupling_, T, hessian
-            )
+            self.mple_exists_ = check_existence(curvature)
+        else:  # an L1 penalty leaves the intercepts free
+            self.mple_exists_ = self.penalty == "l2" or not constant_features(rows)
         if not monitor.converged and self.mple_exists_:
             warn(
                 f"{self.solver!r} stopped after max_iter={self.max_iter} iterations "
@@ -325,27 +398,19 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
                 f"increase max_iter{settings.max_iter_advice}.",
                 ConvergenceWarning,
             )
-        if self.compute_std:
-            self._set_standard_errors(rows, w, problem.n_samples, T, hessian)
+        if with_std:
+            self._set_standard_errors(curvature, problem.n_samples)
 
-    def _set_standard_errors(self, X, w, n_samples, T, hessian):
-        d = X.shape[1]
-        if not dense_fits(d):
-            warn(
-                f"compute_std=True needs p x p matrices, p = d(d+1)/2 = "
-                f"{d * (d + 1) // 2}, and is limited to d <= 100: no standard "
-                "errors. Set compute_std=False to silence this."
-            )
-            return
-        if hessian is None:
+    def _set_standard_errors(self, curvature, n_samples):
+        d = self.n_features_in_
+        if curvature.singular:
             warn(
                 "The pseudo-likelihood Hessian is singular at the estimate: the "
                 "standard errors are infinite."
             )
             variances = np.full(d + d * (d - 1) // 2, np.inf)
         else:
-            covariance = sandwich_covariance(X, w, n_samples, T, hessian)
-            variances = np.clip(np.diag(covariance), 0.0, None)
+            variances = sandwich_variances(curvature, n_samples)
         self.intercept_std_, self.coupling_std_ = unpack(np.sqrt(variances), d)
 
     # -- queries ------------------------------------------------------------

@@ -1,18 +1,28 @@
 """What a fitted FVBM can say about itself: whether its MPLE exists, and the
 sandwich standard errors of its parameters.
 
-Both need the curvature of the log pseudo-likelihood at the fit, the ``p x p``
-matrix ``H = sum_i w_i sum_j (1 - tanh^2 a_ij) z_ij z_ij^T (+ alpha I)`` over
-the ``p = d(d+1)/2`` parameters (``z_ij`` is row ``i`` with entry ``j``
-replaced by 1: the gradient of the field ``a_ij``).
+Both use the curvature of the log pseudo-likelihood at the fit, ``H = sum_i w_i
+sum_j (1 - tanh^2 a_ij) z_ij z_ij^T (+ alpha I)`` over the ``p = d(d+1)/2``
+parameters (``z_ij`` is row ``i`` with entry ``j`` replaced by 1: the gradient
+of the field ``a_ij``). The existence certificate needs only solves with
+``H``, done by conjugate gradients at any size; the standard errors need the
+diagonal of ``H^-1 J H^-1``, for which ``H`` and ``J`` are formed as dense ``p
+x p`` matrices (``d <= 100``).
 """
 
 import numpy as np
 import scipy.linalg
 import scipy.optimize
 import scipy.sparse
+from scipy.linalg.blas import dsyrk
 from sklearn.exceptions import ConvergenceWarning
 
+from ._fvbm_joint import (
+    PseudoLikelihood,
+    conjugate_gradient,
+    split_theta,
+    theta_matrix,
+)
 from ._fvbm_model import pack, unpack
 from ._kernels import fvbm as kernels
 from ._utils import warn
@@ -21,9 +31,11 @@ from ._utils import warn
 # constraints (distinct rows x d) and by cutting planes beyond.
 _SEPARATION_FULL_LP_ROWS = 50_000
 _SEPARATION_MAX_ROUNDS = 20
-#: Dense p x p matrices (p = d(d+1)/2: the Hessian of the existence certificate
-#: and of the sandwich) are formed up to d = 100 (200 MB).
+#: Dense p x p matrices (p = d(d+1)/2, the curvature and the sandwich of the
+#: standard errors) are formed up to d = 100 (200 MB each).
 MAX_DENSE_PARAMETERS = 5050
+# Rows of the n x p (or n x d^2 / 2) scratch arrays of the dense products.
+_CHUNK_ENTRIES = 1 << 22
 
 
 def dense_fits(n_features):
@@ -34,11 +46,73 @@ def dense_fits(n_features):
 class MPLEDoesNotExistWarning(ConvergenceWarning):
     """The data admit no maximum pseudo-likelihood estimate (it lies at infinity).
 
-    Raised by :class:`FVBMPseudoLikelihood` when ``alpha == 0`` and some
-    conditional is (quasi-)separable: the log pseudo-likelihood keeps rising
-    along a direction of the parameters, so every solver's estimates run off to
-    infinity and stop wherever the tolerance stops them. Set ``alpha > 0``.
+    Raised by :class:`FVBMPseudoLikelihood` when some conditional is
+    (quasi-)separable and nothing keeps the estimate finite (``alpha == 0``,
+    or a constant feature, whose intercept the L1 penalty leaves free): the
+    log pseudo-likelihood keeps rising along a direction of the parameters,
+    so every solver's estimates run off to infinity and stop wherever the
+    tolerance stops them. Set ``alpha > 0`` or remove the feature.
     """
+
+
+def _chunks(n_rows, row_size):
+    step = max(1, _CHUNK_ENTRIES // max(row_size, 1))
+    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+
+
+class FitCurvature:
+    """The log-PL's derivatives at a fitted ``(b, M)``, and solves with ``H``.
+
+    ``H`` is minus the Hessian of the (L2-penalised) mean log-PL; with
+    ``dense=True`` it is formed and factorised (None when singular), else
+    :meth:`solve` runs conjugate gradients on Hessian-vector products.
+    """
+
+    def __init__(self, X, w, intercept, coupling, alpha_l2, *, dense):
+        self.X, self.w = X, w
+        self.objective = PseudoLikelihood(X, w, alpha_l2=alpha_l2)
+        self.Theta = theta_matrix(intercept, coupling)
+        _, self.gradient = self.objective.derivatives(self.Theta)
+        self.factor = self._factorise(alpha_l2) if dense else None
+        self.singular = dense and self.factor is None
+
+    def _factorise(self, alpha_l2):
+        X, D = self.X, self.objective.curvatures
+        d = X.shape[1]
+        n_pairs = d * (d - 1) // 2
+        moments = np.zeros((n_pairs, d))  # sum_i D_ij x_ik x_il, pair by unit
+        for rows in _chunks(X.shape[0], n_pairs):
+            pairs = np.empty((rows.stop - rows.start, n_pairs))
+            kernels.pair_products(X[rows], pairs)
+            moments += pairs.T @ D[rows]
+        blocks = kernels.node_blocks(moments, D.T @ X, D.sum(axis=0))
+        hessian = kernels.scatter_blocks(blocks, kernels.parameter_index(d))
+        hessian[np.diag_indices_from(hessian)] += alpha_l2
+        try:
+            return scipy.linalg.cho_factor(hessian, overwrite_a=True)
+        except np.linalg.LinAlgError:
+            return None
+
+    def solve(self, Theta):
+        """``H^-1 Theta`` (both in the matrix layout of :mod:`._fvbm_joint`)."""
+        if self.factor is not None:
+            d = Theta.shape[0]
+            packed = pack(np.diagonal(Theta).copy(), Theta)
+            return theta_matrix(*unpack(scipy.linalg.cho_solve(self.factor, packed), d))
+        objective = self.objective
+        step, _ = conjugate_gradient(
+            objective.hessian_product,
+            Theta,
+            objective.preconditioner(),
+            objective.inner,
+            1e-10,
+            1000,
+        )
+        return step
+
+    def tanh(self):
+        """``tanh a_ij`` at the fit, from the residuals ``w_i (x_ij - tanh a_ij)``."""
+        return self.X - self.objective.residuals / self.w[:, None]
 
 
 # ---------------------------------------------------------------------------
@@ -133,7 +207,7 @@ def _existence_warning(what, features):
     )
 
 
-def _newton_certificate(X, w, intercept, coupling, T, hessian):
+def _newton_certificate(curvature):
     """True if a Newton step from the fit proves that the MPLE exists.
 
     By Stiemke's lemma, no direction ``delta`` has ``G delta >= 0, != 0`` iff
@@ -143,37 +217,43 @@ def _newton_certificate(X, w, intercept, coupling, T, hessian):
     ``lambda'_ij = lambda_ij [1 - (1 + x_ij t_ij) x_ij dA_ij]`` with ``dA = A(c)``
     has ``G^T lambda' = 0``, and it stays positive (the proof) whenever the
     Newton step moves no conditional by more than about 1/2 -- true near any
-    converged fit of data whose MPLE exists. O(n d^2) given ``H``.
+    converged fit of data whose MPLE exists.
     """
-    if hessian is None:
+    if curvature.singular:
         return False
-    _, grad_b, grad_M = kernels.pseudo_log_likelihood_gradient(
-        X, w, intercept, coupling
-    )
-    step = scipy.linalg.cho_solve(hessian, pack(grad_b, grad_M))
-    moves = X * kernels.predictors(X, *unpack(step, X.shape[1]))
-    return bool(np.max((1.0 + X * T) * moves) < 0.999)
+    X = curvature.X
+    step = curvature.solve(curvature.gradient)
+    moves = X * curvature.objective.fields(step)
+    return bool(np.max((1.0 + X * curvature.tanh()) * moves) < 0.999)
 
 
-def check_existence(X, w, intercept, coupling, T, hessian):
+def constant_features(X):
+    """Warn and return True when a feature is constant (no MPLE, with any
+    penalty that leaves the intercepts free)."""
+    constant = np.flatnonzero(np.all(X == X[:1], axis=0))
+    if constant.size:
+        _existence_warning("some features are constant in X", constant)
+    return bool(constant.size)
+
+
+def check_existence(curvature):
     """Detect a non-existent MPLE (for ``alpha == 0``); warn and return False if so.
 
     The check is exact, not a symptom of the fit (a slow solver can meet
     ``tol`` long before its run-off to infinity shows): a constant feature, then
     the Newton certificate of existence (cheap), then the separation LP (see
     :func:`separating_direction`). Returns None if it could not decide, or
-    (without warning) when ``d > 100`` and the LP would be large: then only
-    constant features are detected.
+    (without warning) when the certificate fails on data whose LP would be
+    large (``d > 100`` and many distinct rows).
     """
-    constant = np.flatnonzero(np.all(X == X[:1], axis=0))
-    if constant.size:
-        _existence_warning("some features are constant in X", constant)
+    X, w = curvature.X, curvature.w
+    if constant_features(X):
         return False
-    if _newton_certificate(X, w, intercept, coupling, T, hessian):
+    if _newton_certificate(curvature):
         return True
     if not dense_fits(X.shape[1]) and X.size > _SEPARATION_FULL_LP_ROWS:
         return None
-    margins = _margins(X, pack(intercept, coupling))
+    margins = _margins(X, pack(*split_theta(curvature.Theta)))
     exists, features, _ = separating_direction(X, w, margins)
     if exists is None:
         warn(
@@ -193,34 +273,31 @@ def check_existence(X, w, intercept, coupling, T, hessian):
 # Sandwich standard errors
 
 
-def curvature_at(X, w, intercept, coupling, alpha):
-    """``tanh(A)`` and the Cholesky factor of minus the Hessian of the objective.
+def sandwich_variances(curvature, n_samples):
+    """Diagonal of the asymptotic covariance ``H^-1 J H^-1 / n`` (packed order).
 
-    ``H = sum_i w_i sum_j (1 - tanh^2 a_ij) z_ij z_ij^T + alpha I``; the factor
-    is None when ``H`` is singular (data whose MPLE does not exist).
+    ``H`` is minus the Hessian of the mean log-PL (plus ``alpha I``) and ``J``
+    the covariance of the per-sample scores: the MPLE is asymptotically normal
+    with this covariance (Nguyen & Wood 2016, IEEE TNNLS 27(5); a "sandwich"
+    because the pseudo-likelihood is not a likelihood, so ``H != J``). ``J``
+    is accumulated by symmetric rank-k updates over chunks of rows; then
+    ``diag(H^-1 J H^-1) = rowsum((H^-1 J) * H^-1)``.
     """
-    _, T = kernels.conditional_terms(X, intercept, coupling)
-    hessian = kernels.node_gram(
-        X, w[:, None] * (1.0 - T**2), kernels.parameter_index(X.shape[1])
-    )
-    hessian[np.diag_indices_from(hessian)] += alpha
-    try:
-        return T, scipy.linalg.cho_factor(hessian)
-    except np.linalg.LinAlgError:
-        return T, None
-
-
-def sandwich_covariance(X, w, n_samples, T, hessian):
-    """Asymptotic covariance ``H^{-1} J H^{-1} / n`` of ``theta`` (packed order).
-
-    ``H`` (given as its Cholesky factor) is minus the Hessian of the mean log-PL
-    (plus ``alpha I``) and ``J`` the covariance of the per-sample scores: the
-    MPLE is asymptotically normal with this covariance (Nguyen & Wood 2016,
-    IEEE TNNLS 27(5); a "sandwich" because the pseudo-likelihood is not a
-    likelihood, so ``H != J``).
-    """
-    scores = kernels.per_sample_scores(X, T, kernels.parameter_index(X.shape[1]))
-    mean = w @ scores
-    meat = (scores * w[:, None]).T @ scores - np.outer(mean, mean)
-    half = scipy.linalg.cho_solve(hessian, meat)
-    return scipy.linalg.cho_solve(hessian, half.T) / n_samples
+    X, w = curvature.X, curvature.w
+    d = X.shape[1]
+    p = d + d * (d - 1) // 2
+    index = kernels.parameter_index(d)
+    scaled = curvature.objective.residuals / np.sqrt(w)[:, None]  # sqrt(w) (x - t)
+    meat = np.zeros((p, p), order="F")
+    mean = np.zeros(p)
+    for rows in _chunks(X.shape[0], p):
+        scores = np.empty((p, rows.stop - rows.start))
+        kernels.packed_scores(X[rows], scaled[rows], index, scores)
+        mean += scores @ np.sqrt(w[rows])
+        meat = dsyrk(1.0, scores.T, beta=1.0, c=meat, trans=1, overwrite_c=True)
+    meat = np.triu(meat) + np.triu(meat, 1).T - np.outer(mean, mean)
+    inverse = scipy.linalg.cho_solve(curvature.factor, np.eye(p))
+    variances = np.empty(p)
+    for rows in _chunks(p, p):
+        variances[rows] = np.einsum("ij,ij->i", inverse[rows] @ meat, inverse[rows])
+    return np.clip(variances / n_samples, 0.0, None)

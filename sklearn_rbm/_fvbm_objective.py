@@ -11,15 +11,15 @@ import time
 import numpy as np
 
 from ._engine import progress_line
-from ._fvbm_model import pack, unpack
-from ._kernels import fvbm as kernels
 
 
 class Problem:
-    """The penalised mean log-PL of distinct rows ``X`` with weights ``w``.
+    """The data of a fit: distinct rows ``X`` with weights ``w`` (multiplicity
+    over ``n_samples``) and the penalty strength ``alpha``.
 
-    ``f(theta) = sum_i w_i sum_j log P(x_ij | x_i,-j) - alpha / 2 ||theta||^2``;
-    with ``alpha = 0`` it is ``P_n / n``.
+    The objective is ``f(theta) = sum_i w_i sum_j log P(x_ij | x_i,-j)`` minus
+    the penalty; with ``alpha = 0`` it is ``P_n / n``. :meth:`penalty` is the
+    L2 penalty of the coordinate-wise solvers.
     """
 
     def __init__(self, X, w, n_samples, alpha):
@@ -38,15 +38,6 @@ class Problem:
         with np.errstate(over="ignore"):
             squares = intercept @ intercept + coupling[upper] @ coupling[upper]
         return 0.5 * self.alpha * squares
-
-    def value_and_gradient(self, theta):
-        """``f(theta)`` and its gradient in the packed parameter space."""
-        intercept, coupling = unpack(theta, self.n_features)
-        value, grad_b, grad_M = kernels.pseudo_log_likelihood_gradient(
-            self.X, self.w, intercept, coupling
-        )
-        gradient = pack(grad_b, grad_M) - self.alpha * theta
-        return value - self.penalty(intercept, coupling), gradient
 
 
 class Monitor:

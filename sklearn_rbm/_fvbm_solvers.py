@@ -1,24 +1,185 @@
 """The solvers of :class:`~sklearn_rbm.FVBMPseudoLikelihood` and their table.
 
-Every solver maximises the same strictly concave objective
-(:class:`~sklearn_rbm._fvbm_objective.Problem`) and records its progress in a
-:class:`~sklearn_rbm._fvbm_objective.Monitor`; ``_SOLVERS`` says what each
-name means. A solver is called as ``solve(problem, intercept, coupling,
-estimator, settings)`` with the starting point and returns ``(intercept,
-coupling, monitor)``.
+Every solver maximises a penalised log pseudo-likelihood and records its
+progress in a :class:`~sklearn_rbm._fvbm_objective.Monitor`; ``_SOLVERS``
+says what each name means. A solver is called as ``solve(problem,
+intercept, coupling, estimator, settings)`` with the starting point and
+returns ``(intercept, coupling, monitor)``.
+
+* 'newton': truncated Newton on all parameters at once. Each step solves the
+  Newton system by preconditioned conjugate gradients with exact
+  Hessian-vector products (two matrix products each, :mod:`._fvbm_joint`);
+  with an L1 penalty it is the orthant-wise variant (Andrew & Gao 2007; Byrd,
+  Chin, Nocedal & Oztoprak 2016): Newton on the free coordinates, iterates
+  projected onto the orthant of the current point, so couplings reach exact
+  zeros.
+* 'nodewise': the same Newton iteration on each unit's logistic regression
+  separately (Ravikumar, Wainwright & Lafferty 2010), groups of units in
+  parallel through joblib; the couplings are then symmetrised.
+* 'mm': the lower bound of Nguyen & Wood (2016) on every conditional at once,
+  maximised by conjugate gradients on its fixed curvature (never formed).
+* 'bslm', 'ga': Nguyen & Wood's coordinate-wise algorithm (compiled sweep).
+* 'lbfgs': scipy's L-BFGS-B with the exact gradient.
 """
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 import scipy.optimize
+from joblib import Parallel, delayed, effective_n_jobs
+from threadpoolctl import threadpool_limits
 
-from ._fvbm_diagnostics import MAX_DENSE_PARAMETERS, dense_fits
+from ._fvbm_joint import (
+    NodeGramPreconditioner,
+    PseudoLikelihood,
+    conjugate_gradient,
+    split_theta,
+    theta_matrix,
+)
 from ._fvbm_model import pack, unpack
 from ._fvbm_objective import Monitor
 from ._kernels import fvbm as kernels
+
+# A Newton system is solved to this relative residual: tight enough for
+# Newton's fast local convergence, loose enough to stop CG early (Dembo,
+# Eisenstat & Steihaug 1982 call it the forcing term).
+_NEWTON_FORCING = 0.1
+_NEWTON_MAX_CG_STEPS = 200
+# The MM bound is fixed for the whole fit, so its system is solved fully.
+_MM_RTOL = 1e-10
+_MM_MAX_CG_STEPS = 500
+_ARMIJO = 1e-4
+_MAX_HALVINGS = 40
+
+
+# ---------------------------------------------------------------------------
+# Newton's method (joint and node-wise)
+
+
+class _NewtonState:
+    """A Newton iterate: ``Theta``, the objective there, its smooth gradient."""
+
+    def __init__(self, objective, Theta):
+        self.objective = objective
+        self.Theta = Theta
+        self.value, self.gradient = objective.derivatives(Theta)
+
+
+def _pseudo_gradient(objective, Theta, gradient):
+    """Steepest ascent of the objective with its L1 term (Andrew & Gao 2007).
+
+    Off zero the L1 term is smooth; at zero a coordinate moves only if its
+    gradient beats the penalty, and then by the excess.
+    """
+    if not objective.has_l1:
+        return gradient
+    lam = objective.l1
+    ascent = gradient - lam * np.sign(Theta)
+    zero = Theta == 0.0
+    g, threshold = gradient[zero], lam[zero]
+    ascent[zero] = np.where(
+        g > threshold, g - threshold, np.where(g < -threshold, g + threshold, 0.0)
+    )
+    return ascent
+
+
+def _newton_iteration(state):
+    """One (orthant-wise) truncated Newton step with a backtracking line search.
+
+    Returns the number of conjugate-gradient steps; ``state`` moves to the new
+    point (or stays, when no step raises the objective: converged).
+    """
+    objective, Theta = state.objective, state.Theta
+    ascent = _pseudo_gradient(objective, Theta, state.gradient)
+    free = ((Theta != 0.0) | (ascent != 0.0)).astype(np.float64)
+    precondition = objective.preconditioner()
+    step, n_steps = conjugate_gradient(
+        lambda V: objective.hessian_product(V) * free,
+        ascent,
+        lambda R: precondition(R) * free,
+        objective.inner,
+        _NEWTON_FORCING,
+        _NEWTON_MAX_CG_STEPS,
+    )
+    orthant = np.where(Theta != 0.0, np.sign(Theta), np.sign(ascent))
+    crossing = objective.l1 > 0.0
+    t = 1.0
+    for _ in range(_MAX_HALVINGS):
+        trial = Theta + t * step
+        if objective.has_l1:  # stay in the orthant: a crossing coupling stops at 0
+            trial[crossing & (np.sign(trial) != orthant)] = 0.0
+        value = objective.value(trial)
+        if value >= state.value + _ARMIJO * objective.inner(ascent, trial - Theta):
+            state.Theta = trial
+            state.value, state.gradient = objective.derivatives(trial)
+            break
+        t *= 0.5
+    return n_steps
+
+
+def _objective(problem, estimator, units=None):
+    return PseudoLikelihood(
+        problem.X,
+        problem.w,
+        units=units,
+        alpha_l2=problem.alpha if estimator.penalty == "l2" else 0.0,
+        alpha_l1=problem.alpha if estimator.penalty == "l1" else 0.0,
+        hessian_dtype=np.float32,
+    )
+
+
+def _solve_newton(problem, intercept, coupling, estimator, settings):
+    """Truncated Newton on all parameters (see the module docstring)."""
+    state = _NewtonState(
+        _objective(problem, estimator), theta_matrix(intercept, coupling)
+    )
+    monitor = Monitor(state.value, problem.n_samples, estimator)
+    for _ in range(estimator.max_iter):
+        n_steps = _newton_iteration(state)
+        if monitor.record(state.value, cg_steps=n_steps):
+            break
+    return (*split_theta(state.Theta), monitor)
+
+
+def _solve_nodewise(problem, intercept, coupling, estimator, settings):
+    """Each unit's penalised logistic regression, then symmetric couplings.
+
+    Ravikumar, Wainwright & Lafferty (2010) estimate each unit's neighbourhood
+    by an L1-penalised logistic regression on the other units; here every
+    unit's regression is fitted by the Newton iteration of 'newton', the units
+    split into ``n_jobs`` groups run in parallel. The couplings are the means
+    ``(w_jk + w_kj) / 2`` of the two regressions; with an L1 penalty a
+    coupling is nonzero only if both are (their "AND" rule). The recorded
+    objective is the sum of the units' objectives.
+    """
+    d = problem.n_features
+    groups = np.array_split(np.arange(d), min(d, effective_n_jobs(estimator.n_jobs)))
+    Theta = theta_matrix(intercept, coupling)
+    states = [
+        _NewtonState(_objective(problem, estimator, units), Theta[:, units].copy())
+        for units in groups
+    ]
+    monitor = Monitor(sum(s.value for s in states), problem.n_samples, estimator)
+    # The jobs are the parallelism: one BLAS thread each.
+    blas = threadpool_limits(1, "blas") if len(groups) > 1 else nullcontext()
+    with blas, Parallel(n_jobs=len(groups), prefer="threads") as parallel:
+        for _ in range(estimator.max_iter):
+            steps = parallel(delayed(_newton_iteration)(s) for s in states)
+            if monitor.record(sum(s.value for s in states), cg_steps=sum(steps)):
+                break
+    W = np.hstack([s.Theta for s in states])
+    intercept = np.diagonal(W).copy()
+    coupling = 0.5 * (W + W.T)
+    if problem.alpha > 0 and estimator.penalty == "l1":
+        coupling[(W == 0.0) | (W.T == 0.0)] = 0.0
+    coupling[np.diag_indices(d)] = 0.0
+    return intercept, coupling, monitor
+
+
+# ---------------------------------------------------------------------------
+# Nguyen & Wood's lower bound: coordinate-wise (BSLM, GA) and joint (MM)
 
 
 def _solve_coordinate(problem, intercept, coupling, estimator, settings):
@@ -51,50 +212,54 @@ def _solve_mm(problem, intercept, coupling, estimator, settings):
     g^T delta - 1/2 delta^T B delta`` with ``B = sum_i w_i sum_j z_ij z_ij^T +
     alpha I`` fixed by the data (the argument of Nguyen & Wood's Theorem 1
     applied to the full vector). Each step maximises the bound, ``delta =
-    B^{-1} g``: monotone like BSLM, with one Cholesky factorisation for the
-    whole fit.
+    B^{-1} g``, by conjugate gradients with ``O(d^3)`` products with ``B``
+    (:meth:`NodeGramPreconditioner.block_product`), which also
+    preconditions them. Any truncated solve still raises the bound, so the
+    iteration is monotone like BSLM.
     """
+    objective = _objective(problem, estimator)
     d = problem.n_features
-    if not dense_fits(d):
-        raise ValueError(
-            f"solver='mm' factorises a p x p matrix, p = d(d+1)/2 = {d * (d + 1) // 2} "
-            f"here, and is limited to p <= {MAX_DENSE_PARAMETERS} (d <= 100); use "
-            "solver='lbfgs' or 'bslm'."
-        )
-    curvature = kernels.bound_curvature(
-        problem.X, problem.w, kernels.parameter_index(d)
+    # The ridge keeps B positive definite when a feature is constant (then the
+    # MPLE does not exist anyway); a larger B is still a valid bound.
+    bound = NodeGramPreconditioner(
+        problem.X, problem.w, np.ones(d), 1e-10, objective.units, True
     )
-    # The 1e-10 keeps B positive definite when a feature is constant (then
-    # the MPLE does not exist anyway); a larger B is still a valid bound.
-    curvature[np.diag_indices_from(curvature)] += problem.alpha + 1e-10
-    factor = scipy.linalg.cho_factor(curvature)
-    theta = pack(intercept, coupling)
-    value, gradient = problem.value_and_gradient(theta)
+    Theta = theta_matrix(intercept, coupling)
+    value, gradient = objective.derivatives(Theta)
     monitor = Monitor(value, problem.n_samples, estimator)
     for _ in range(estimator.max_iter):
-        theta = theta + scipy.linalg.cho_solve(factor, gradient)
-        value, gradient = problem.value_and_gradient(theta)
-        if monitor.record(value):
+        step, n_steps = conjugate_gradient(
+            lambda V: bound.block_product(V) + objective.l2 * V,
+            gradient,
+            bound,
+            objective.inner,
+            _MM_RTOL,
+            _MM_MAX_CG_STEPS,
+        )
+        Theta = Theta + step
+        value, gradient = objective.derivatives(Theta)
+        if monitor.record(value, cg_steps=n_steps):
             break
-    return (*unpack(theta, d), monitor)
+    return (*split_theta(Theta), monitor)
 
 
 def _solve_lbfgs(problem, intercept, coupling, estimator, settings):
-    """scipy's L-BFGS-B on ``-f`` with the exact gradient from the compiled kernel.
+    """scipy's L-BFGS-B on ``-f`` with the exact gradient by matrix products.
 
     scipy's own stopping rules are switched off (``ftol = gtol = 0``) so that
     all solvers stop on the same rise of ``P_n``; without them L-BFGS-B stops
     early only when its line search can make no more progress (converged to
     machine precision), which counts as converged.
     """
-    theta = pack(intercept, coupling)
-    monitor = Monitor(
-        problem.value_and_gradient(theta)[0], problem.n_samples, estimator
-    )
+    objective = _objective(problem, estimator)
+    d = problem.n_features
 
     def negative(theta):
-        value, gradient = problem.value_and_gradient(theta)
-        return -value, -gradient
+        value, gradient = objective.derivatives(theta_matrix(*unpack(theta, d)))
+        return -value, -pack(np.diagonal(gradient).copy(), gradient)
+
+    theta = pack(intercept, coupling)
+    monitor = Monitor(-negative(theta)[0], problem.n_samples, estimator)
 
     def callback(intermediate_result):
         if monitor.record(-intermediate_result.fun):
@@ -110,7 +275,11 @@ def _solve_lbfgs(problem, intercept, coupling, estimator, settings):
     )
     if not monitor.stopped and monitor.n_iter < estimator.max_iter:
         monitor.stopped = True
-    return (*unpack(result.x, problem.n_features), monitor)
+    return (*unpack(result.x, d), monitor)
+
+
+# ---------------------------------------------------------------------------
+# The table
 
 
 @dataclass(frozen=True)
@@ -119,16 +288,24 @@ class _Solver:
 
     solve: Callable  # (problem, intercept, coupling, estimator, settings)
     monotone: bool  # never decreases the objective (with step_size <= 1 for 'ga')
+    penalties: tuple = ("l2",)
+    joint: bool = True  # maximises the joint (symmetric) log-PL: the MPLE
     uses_step_size: bool = False  # reads the estimator's step_size
-    max_iter_advice: str = (
-        ", or use solver='lbfgs', which copes better with nearly deterministic "
-        "conditionals"
-    )
+    uses_n_jobs: bool = False  # runs groups of units in parallel through joblib
+    max_iter_advice: str = ", or use solver='newton'"
 
 
 _SOLVERS = {
+    "newton": _Solver(_solve_newton, monotone=True, penalties=("l2", "l1")),
+    "nodewise": _Solver(
+        _solve_nodewise,
+        monotone=True,
+        penalties=("l2", "l1"),
+        joint=False,
+        uses_n_jobs=True,
+    ),
+    "mm": _Solver(_solve_mm, monotone=True),
     "bslm": _Solver(_solve_coordinate, monotone=True),
     "ga": _Solver(_solve_coordinate, monotone=True, uses_step_size=True),
-    "mm": _Solver(_solve_mm, monotone=True),
-    "lbfgs": _Solver(_solve_lbfgs, monotone=False, max_iter_advice=""),
+    "lbfgs": _Solver(_solve_lbfgs, monotone=False),
 }

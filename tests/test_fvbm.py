@@ -30,12 +30,15 @@ from threadpoolctl import threadpool_limits
 
 from sklearn_rbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
 from sklearn_rbm import _fvbm_diagnostics as diagnostics
-from sklearn_rbm._fvbm_diagnostics import separating_direction
+from sklearn_rbm._fvbm_diagnostics import FitCurvature, separating_direction
+from sklearn_rbm._fvbm_joint import NodeGramPreconditioner, theta_matrix
 from sklearn_rbm._fvbm_model import distinct_rows, pack, unpack
 from sklearn_rbm._kernels import fvbm as kernels
 from sklearn_rbm.datasets import make_fvbm, sample_fvbm
 
 SOLVERS = ["bslm", "ga", "mm", "lbfgs"]
+ALL_SOLVERS = ["newton", "nodewise", *SOLVERS]
+JOINT_SOLVERS = ["newton", *SOLVERS]  # all maximise the joint log-PL
 
 
 # ---------------------------------------------------------------------------
@@ -139,9 +142,13 @@ def reference_theta(well_posed):
 # The seed's claims
 
 
-@pytest.mark.parametrize("solver, step_size", [("bslm", 1.0), ("mm", 1.0), ("ga", 0.5)])
+@pytest.mark.parametrize(
+    "solver, step_size",
+    [("bslm", 1.0), ("mm", 1.0), ("ga", 0.5), ("newton", 1.0), ("nodewise", 1.0)],
+)
 def test_monotone_solvers_never_decrease_the_log_pl(well_posed, solver, step_size):
-    # Seed Theorem 1 (bslm), Sec. 4 (ga with mu <= 1), and the same bound for mm.
+    # Nguyen & Wood's Theorem 1 (bslm), Sec. 4 (ga with mu <= 1), the same
+    # bound for mm; Newton's line search.
     X = well_posed[0]
     est = FVBMPseudoLikelihood(
         solver=solver, step_size=step_size, init="random", tol=1e-9, random_state=3
@@ -153,7 +160,7 @@ def test_monotone_solvers_never_decrease_the_log_pl(well_posed, solver, step_siz
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.01])
-@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("solver", JOINT_SOLVERS)
 def test_every_solver_reaches_the_independent_maximiser(well_posed, solver, alpha):
     X = well_posed[0]
     reference = numpy_maximiser(X, alpha) if alpha else None
@@ -176,24 +183,44 @@ def test_every_solver_reaches_the_independent_maximiser(well_posed, solver, alph
     )
 
 
-def test_mm_bound_is_the_gram_of_the_predictor_gradients(well_posed):
-    # B = sum_i w_i sum_j z_ij z_ij^T, built here from the numpy Jacobian of A.
+def packed_jacobian(rows):
+    """``d a_ij / d theta`` for every row and unit, ``(rows * d, p)``, in numpy
+    (columns by finite differences, exact since ``A`` is linear in ``theta``)."""
+    d = rows.shape[1]
+    p = d * (d + 1) // 2
+    columns = [(rows @ numpy_unpack(e, d)[1] + numpy_unpack(e, d)[0]).ravel()
+               for e in np.eye(p)]  # fmt: skip
+    return np.array(columns).T
+
+
+def as_packed(T):
+    return np.concatenate([np.diag(T), T[np.triu_indices(T.shape[0], 1)]])
+
+
+def test_mm_bound_and_hessian_are_grams_of_the_field_gradients(well_posed):
+    # The MM bound B = sum_i w_i sum_j z_ij z_ij^T, never formed (its products
+    # cost O(d^3)), and minus the Hessian sum_i w_i sum_j sech^2(a_ij) z_ij
+    # z_ij^T, assembled by matrix products for the standard errors: both
+    # against the Gram of the numpy Jacobian of A.
     X = well_posed[0][:300]
     rows, w = distinct_rows(X)
-    theta = np.zeros(21)
-    jacobian = np.array(  # d a_ij / d theta, by finite differences (exact: linear)
-        [
-            (rows @ numpy_unpack(e, 6)[1] + numpy_unpack(e, 6)[0]).ravel()
-            for e in np.eye(theta.size)
-        ]
-    ).T  # (rows * d, p)
-    expected = jacobian.T @ (np.repeat(w, 6)[:, None] * jacobian)
-    index = kernels.parameter_index(6)
-    np.testing.assert_allclose(
-        kernels.bound_curvature(rows, w, index), expected, atol=1e-12
-    )
-    W = np.repeat(w[:, None], 6, axis=1)
-    np.testing.assert_allclose(kernels.node_gram(rows, W, index), expected, atol=1e-12)
+    jacobian = packed_jacobian(rows)
+    weights = np.repeat(w, 6)
+    bound = jacobian.T @ (weights[:, None] * jacobian)
+    product = NodeGramPreconditioner(rows, w, np.ones(6), 0.0, np.arange(6), True)
+    for e in np.eye(21):
+        V = theta_matrix(*numpy_unpack(e, 6))
+        np.testing.assert_allclose(
+            as_packed(product.block_product(V)), bound @ e, atol=1e-12
+        )
+    theta = np.random.default_rng(0).normal(0, 0.3, 21)
+    b, M = numpy_unpack(theta, 6)
+    curvature = FitCurvature(rows, w, b, M, 0.0, dense=True)
+    factor, lower = curvature.factor
+    L = np.tril(factor) if lower else np.triu(factor).T
+    sech2 = 1 - np.tanh(rows @ M + b).ravel() ** 2
+    hessian = jacobian.T @ ((weights * sech2)[:, None] * jacobian)
+    np.testing.assert_allclose(L @ L.T, hessian, atol=1e-12)
 
 
 def test_ga_with_unit_step_is_bslm(well_posed):
@@ -663,9 +690,9 @@ def test_wrong_number_of_features_at_score_time(well_posed):
 
 
 def test_unknown_solver_lists_the_valid_ones(well_posed):
-    valid = "".join(f"(?=.*'{name}')" for name in SOLVERS)
+    valid = "".join(f"(?=.*'{name}')" for name in ALL_SOLVERS)
     with pytest.raises(ValueError, match=rf"'solver' parameter {valid}"):
-        FVBMPseudoLikelihood(solver="newton").fit(well_posed[0])
+        FVBMPseudoLikelihood(solver="newton-cg").fit(well_posed[0])
 
 
 def test_step_size_warnings(well_posed):
@@ -688,7 +715,9 @@ def test_diverging_fit_raises_naming_the_step_size(well_posed):
 
 
 def test_max_iter_gives_convergence_warning(well_posed):
-    with pytest.warns(ConvergenceWarning, match="max_iter=3.*solver='lbfgs'") as caught:
+    with pytest.warns(
+        ConvergenceWarning, match="max_iter=3.*solver='newton'"
+    ) as caught:
         FVBMPseudoLikelihood(solver="bslm", max_iter=3, compute_std=False).fit(
             well_posed[0]
         )
@@ -696,17 +725,21 @@ def test_max_iter_gives_convergence_warning(well_posed):
 
 
 def test_dense_parameter_limit(well_posed, monkeypatch):
-    # Pretend d = 6 is beyond the d <= 100 limit of the p x p matrices.
+    # Pretend d = 6 is beyond the d <= 100 limit of the p x p matrices: the
+    # standard errors are skipped ('auto') or refused with a warning (True);
+    # no solver and no existence check needs the p x p matrices.
     monkeypatch.setattr(diagnostics, "MAX_DENSE_PARAMETERS", 20)
     X = well_posed[0]
-    with pytest.raises(
-        ValueError, match=r"solver='mm' .* p = d\(d\+1\)/2 = 21.*'lbfgs'"
-    ):
-        FVBMPseudoLikelihood(solver="mm").fit(X)
-    with pytest.warns(UserWarning, match="compute_std=True needs p x p matrices"):
-        est = FVBMPseudoLikelihood().fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = FVBMPseudoLikelihood(solver="mm").fit(X)
     assert not hasattr(est, "coupling_std_")
-    assert est.mple_exists_ is True  # few distinct rows: the LP still decides
+    assert est.mple_exists_ is True  # the certificate, by conjugate gradients
+    with pytest.warns(
+        UserWarning, match=r"compute_std=True.*p = d\(d\+1\)/2 = 21.*d <= 100"
+    ):
+        est = FVBMPseudoLikelihood(compute_std=True).fit(X)
+    assert not hasattr(est, "coupling_std_")
 
 
 def test_sample_fvbm_rejects_invalid_parameters():
