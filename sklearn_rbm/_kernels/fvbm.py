@@ -259,17 +259,23 @@ def scatter_blocks(blocks, index):
 
 
 @jit
-def packed_scores(X, R, index, out):
-    """Each row's score in the packed parameter space, as columns: ``out[:, i]
-    = sum_j R_ij z_ij`` scattered by ``index`` (``out`` is ``p x n``)."""
+def packed_scores(X, R, out):
+    """Each row's score in the packed parameter space: ``out[i] = sum_j R_ij
+    z_ij`` arranged as ``theta = [b, M[triu(d, 1)]]``, i.e. ``R_ij`` for
+    ``b_j`` and ``R_ij x_ik + R_ik x_ij`` for ``m_jk`` (it enters both
+    conditionals). Written row by row in packed order (``out`` is ``n x p``).
+    """
     n, d = X.shape
-    out[:] = 0.0
     for i in range(n):
         for j in range(d):
-            r = R[i, j]
-            for k in range(d):
-                z = 1.0 if k == j else X[i, k]
-                out[index[j, k], i] += r * z
+            out[i, j] = R[i, j]
+        pos = d
+        for j in range(d - 1):
+            rj = R[i, j]
+            xj = X[i, j]
+            for k in range(j + 1, d):
+                out[i, pos] = rj * X[i, k] + R[i, k] * xj
+                pos += 1
 
 
 # ---------------------------------------------------------------------------
