@@ -67,14 +67,19 @@ class Monitor:
         """Whether the stopping rule (not ``max_iter``) ended the run."""
         return self.stopped and bool(np.isfinite(self.curve[-1]))
 
-    def record(self, value, **figures):
+    def record(self, value, next_rise=None, **figures):
         """Append ``value``; True when the solver should stop.
 
-        ``figures`` are extra numbers for the progress line (e.g. the number
-        of conjugate-gradient steps of a Newton iteration).
+        ``next_rise`` is a solver's estimate, from above, of what its next
+        iteration can add (Newton's, from its preconditioner): below ``tol``
+        it stops the run one iteration early. ``figures`` are extra numbers
+        for the progress line (e.g. a Newton iteration's conjugate-gradient
+        steps).
         """
         self.curve.append(value)
-        rise = value - self.curve[-2]
+        rise = abs(value - self.curve[-2])
+        if next_rise is not None:
+            rise = min(rise, next_rise)
         if self.estimator is not None:
             now = time.perf_counter()
             print(
@@ -88,5 +93,5 @@ class Monitor:
                 )
             )
             self._clock = now
-        self.stopped = not np.isfinite(value) or abs(rise) * self.n_samples < self.tol
+        self.stopped = not np.isfinite(value) or rise * self.n_samples < self.tol
         return self.stopped
