@@ -177,9 +177,13 @@ class PseudoLikelihood:
         omega = D.mean(axis=1, dtype=np.float64)
         total = omega.sum()
         scale = D.sum(axis=0, dtype=np.float64) / total
-        # Keeps C positive definite for constant or duplicated units (whose
-        # MPLE does not exist); a relative 1e-8 changes no useful direction.
-        ridge = 0.5 * self.l2.max(initial=0.0) + 1e-8 * total
+        # A unit whose conditional is (nearly) deterministic on every row has
+        # curvatures that underflow to 0; its block keeps a small scale.
+        scale = np.maximum(scale, 1e-12 * scale.mean())
+        # Keeps C positive definite for constant or duplicated units (a pixel
+        # on in one image only, two pixels always equal); a relative 1e-6
+        # changes no useful direction of a preconditioner.
+        ridge = 0.5 * self.l2.max(initial=0.0) + 1e-6 * total
         return NodeGramPreconditioner(
             self.X, omega, scale, ridge, self.units, self.symmetric
         )
@@ -224,6 +228,13 @@ class NodeGramPreconditioner:
         self._k12 = 1.0 + P[units, cols]
         self._k22 = np.einsum("kj,kj->j", Delta, P)
         self._det = self._k11 * self._k22 - self._k12**2
+        # det(B_j) = -det(C) det(K_j), so det(K_j) < 0. Where rounding has
+        # cancelled it (B_j numerically singular), unit j keeps C^-1 alone:
+        # still a positive definite block, so still a valid preconditioner.
+        scale_k = self._k11 * np.abs(self._k22) + self._k12**2
+        exact = np.isfinite(self._det) & (self._det < -1e-10 * scale_k)
+        self._det[~exact] = -1.0
+        self._k11[~exact] = self._k12[~exact] = self._k22[~exact] = 0.0
         self._Q, self._Qu, self._P = Q, Qu, P
         self._C, self._Delta = C, Delta
         self._units, self._cols = units, cols
@@ -269,6 +280,10 @@ class NodeGramPreconditioner:
         return out
 
 
+def _identity(residual):
+    return residual
+
+
 def conjugate_gradient(product, rhs, precondition, inner, rtol, max_steps):
     """Preconditioned conjugate gradients for ``H V = rhs`` from ``V = 0``.
 
@@ -281,14 +296,23 @@ def conjugate_gradient(product, rhs, precondition, inner, rtol, max_steps):
     V = np.zeros_like(rhs)
     residual = rhs.copy()
     z = precondition(residual)
-    direction = z.copy()
     rz = inner(residual, z)
+    if not rz > 0.0 and rz != 0.0:  # a non-finite preconditioner: do without
+        precondition = _identity
+        z = residual.copy()
+        rz = inner(residual, z)
+    direction = z.copy()
     target = rtol * np.sqrt(inner(rhs, rhs))
     steps = 0
     while steps < max_steps and np.sqrt(inner(residual, residual)) > target:
         Hd = product(direction)
         curvature = inner(direction, Hd)
-        if not curvature > 0.0:  # singular along this direction: keep V
+        if not curvature > 0.0:
+            # No curvature along direction: the objective rises along it
+            # without bound (to second order); return it at once if it is
+            # the first, so that the caller's line search can follow it.
+            if steps == 0:
+                V = direction
             break
         step = rz / curvature
         V += step * direction

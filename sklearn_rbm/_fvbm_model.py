@@ -73,7 +73,7 @@ def distinct_rows(spins):
         )
         _, first, counts = np.unique(codes, return_index=True, return_counts=True)
     else:  # rows as byte strings of their packed bits: a 1-d unique again
-        bits = np.packbits(spins > 0, axis=1)
+        bits = np.ascontiguousarray(np.packbits(spins > 0, axis=1))
         keys = bits.view(np.dtype((np.void, bits.shape[1]))).ravel()
         _, first, counts = np.unique(keys, return_index=True, return_counts=True)
     rows = spins[first]

@@ -314,19 +314,23 @@ class _Solver:
     monotone: bool  # never decreases the objective (with step_size <= 1 for 'ga')
     penalties: tuple = ("l2",)
     joint: bool = True  # maximises the joint (symmetric) log-PL: the MPLE
+    start: str = "zeros"  # what init='auto' means
     uses_step_size: bool = False  # reads the estimator's step_size
     uses_n_jobs: bool = False  # runs groups of units in parallel through joblib
     max_iter_advice: str = ", or use solver='newton'"
 
 
 _SOLVERS = {
-    "newton": _Solver(_solve_newton, monotone=True, penalties=("l2", "l1")),
+    "newton": _Solver(
+        _solve_newton, monotone=True, penalties=("l2", "l1"), start="independent"
+    ),
     "nodewise": _Solver(
         _solve_nodewise,
         monotone=True,
         penalties=("l2", "l1"),
         joint=False,
         uses_n_jobs=True,
+        start="independent",
     ),
     "mm": _Solver(_solve_mm, monotone=True),
     "bslm": _Solver(_solve_coordinate, monotone=True),
