@@ -73,7 +73,7 @@ for ax, d in zip(np.atleast_1d(axes), DIMENSIONS, strict=True):
         est = bslm.fit(X)
         fits[d, rep] = est
         curve = est.pseudo_likelihood_curve_
-        assert np.all(np.diff(curve) >= -1e-12)  # the seed's Theorem 1
+        assert np.all(np.diff(curve) >= -1e-12)  # Nguyen & Wood's Theorem 1
         ax.plot(curve, color=f"C{rep}")
         rise_ax.plot(
             np.log10(np.maximum(np.diff(curve), 1e-16)), "--", color=f"C{rep}", lw=0.8

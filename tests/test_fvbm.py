@@ -31,7 +31,11 @@ from threadpoolctl import threadpool_limits
 from sklearn_rbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
 from sklearn_rbm import _fvbm_diagnostics as diagnostics
 from sklearn_rbm._fvbm_diagnostics import FitCurvature, separating_direction
-from sklearn_rbm._fvbm_joint import NodeGramPreconditioner, theta_matrix
+from sklearn_rbm._fvbm_joint import (
+    NodeGramPreconditioner,
+    PseudoLikelihood,
+    theta_matrix,
+)
 from sklearn_rbm._fvbm_model import distinct_rows, pack, unpack
 from sklearn_rbm._kernels import fvbm as kernels
 from sklearn_rbm.datasets import make_fvbm, sample_fvbm
@@ -599,7 +603,7 @@ def test_grid_search_over_solvers(well_posed):
     assert np.ptp(scores) < 1e-3  # the same maximiser, whichever solver
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("solver", ALL_SOLVERS)
 def test_verbose_prints_one_progress_line_per_iteration(well_posed, solver, capsys):
     # The package's one progress format (the training engine's progress_line).
     est = FVBMPseudoLikelihood(solver=solver, verbose=1, compute_std=False)
@@ -615,6 +619,296 @@ def test_verbose_prints_one_progress_line_per_iteration(well_posed, solver, caps
         assert match and int(match[1]) == iteration, line
         value = est.pseudo_likelihood_curve_[iteration]
         assert float(match[2]) == pytest.approx(value, abs=5e-5)
+
+
+# ---------------------------------------------------------------------------
+# The joint solvers' linear algebra (Ising-model sizes), L1 and node-wise fits
+
+
+def numpy_objective(T, X, units, l2, l1):
+    """The penalised log-PL of ``PseudoLikelihood`` in numpy: each modelled
+    unit's logistic regression on ``z_ij`` summed, penalties by entry."""
+    total = 0.0
+    for c, j in enumerate(units):
+        Z = X.copy()
+        Z[:, j] = 1.0
+        a = Z @ T[:, c]
+        total += np.mean(X[:, j] * a - np.logaddexp(a, -a))
+    symmetric = T.shape[0] == T.shape[1] and np.array_equal(units, np.arange(len(T)))
+    weight = np.where(np.eye(*T.shape, dtype=bool), 1.0, 0.5) if symmetric else 1.0
+    # the packed inner product counts each coupling once
+    return total - 0.5 * np.sum(weight * l2 * T**2) - np.sum(weight * l1 * np.abs(T))
+
+
+@pytest.mark.parametrize("units", [None, [1, 4, 5]], ids=["joint", "nodewise"])
+@pytest.mark.parametrize("alpha_l2, alpha_l1", [(0.0, 0.0), (0.1, 0.0), (0.05, 0.02)])
+def test_matrix_product_derivatives_match_finite_differences(units, alpha_l2, alpha_l1):
+    rng = np.random.default_rng(0)
+    X = np.where(rng.random((300, 6)) < 0.6, 1.0, -1.0)
+    objective = PseudoLikelihood(
+        X, np.full(300, 1 / 300), units=units, alpha_l2=alpha_l2, alpha_l1=alpha_l1
+    )
+    T = rng.normal(0.0, 0.3, objective.shape)
+    if units is None:
+        T = T + T.T
+    cols = objective.units
+
+    def f(T):
+        return numpy_objective(T, X, cols, objective.l2, objective.l1)
+
+    value, gradient = objective.derivatives(T)
+    assert value == pytest.approx(f(T), abs=1e-12)
+    # derivatives along directions that respect the layout (a symmetric
+    # coupling moves both entries)
+    for _ in range(5):
+        V = rng.normal(size=objective.shape)
+        if units is None:
+            V = V + V.T
+        slope = (f(T + 1e-6 * V) - f(T - 1e-6 * V)) / 2e-6
+        smooth_slope = slope + objective.inner(objective.l1 * np.sign(T), V)
+        assert objective.inner(gradient, V) == pytest.approx(smooth_slope, abs=1e-7)
+        change = objective.derivatives(T + 1e-6 * V)[1]
+        change -= objective.derivatives(T - 1e-6 * V)[1]
+        objective.derivatives(T)
+        np.testing.assert_allclose(
+            objective.hessian_product(V), -change / 2e-6, atol=1e-7
+        )
+
+
+@pytest.mark.parametrize("units", [None, [0, 2, 3]], ids=["joint", "nodewise"])
+def test_woodbury_preconditioner_inverts_every_unit_block(units):
+    # Unit j's block sum_i omega_i s_j z_ij z_ij^T, inverted explicitly in
+    # numpy; the symmetric layout splits each coupling evenly and averages.
+    rng = np.random.default_rng(1)
+    X = np.where(rng.random((400, 5)) < 0.3, 1.0, -1.0)
+    units_ = np.arange(5) if units is None else np.array(units)
+    omega = rng.random(400) / 400
+    scale = rng.random(units_.size) + 0.5
+    preconditioner = NodeGramPreconditioner(X, omega, scale, 0.0, units_, units is None)
+    R = rng.normal(size=(5, units_.size))
+    if units is None:
+        R = R + R.T
+    rhs = R.copy()
+    if units is None:
+        rhs = 0.5 * R
+        rhs[np.diag_indices(5)] = np.diag(R)
+    Y = np.empty_like(R)
+    for c, j in enumerate(units_):
+        Z = X.copy()
+        Z[:, j] = 1.0
+        Y[:, c] = np.linalg.solve(scale[c] * (Z.T * omega) @ Z, rhs[:, c])
+    if units is None:
+        expected = 0.5 * (Y + Y.T)
+        expected[np.diag_indices(5)] = np.diag(Y)
+    else:
+        expected = Y
+    np.testing.assert_allclose(preconditioner(R), expected, rtol=1e-10, atol=1e-12)
+
+
+def split_variable_l1_oracle(X, alpha):
+    """The joint L1 problem by scipy's L-BFGS-B on ``m = u - v``, ``u, v >=
+    0`` (smooth), in numpy: an independent optimiser."""
+    n, d = X.shape
+    upper = np.triu_indices(d, 1)
+    q = upper[0].size
+
+    def negative(z):
+        b, u, v = z[:d], z[d : d + q], z[d + q :]
+        M = np.zeros((d, d))
+        M[upper] = u - v
+        M = M + M.T
+        A = X @ M + b
+        value = np.mean(np.sum(X * A - np.logaddexp(A, -A), axis=1))
+        R = X - np.tanh(A)
+        g = ((R.T @ X + X.T @ R) / n)[upper]
+        value -= alpha * (u.sum() + v.sum())
+        return -value, -np.concatenate([R.mean(axis=0), g - alpha, -g - alpha])
+
+    bounds = [(None, None)] * d + [(0.0, None)] * (2 * q)
+    result = scipy.optimize.minimize(
+        negative,
+        np.zeros(d + 2 * q),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"ftol": 0.0, "gtol": 1e-12, "maxiter": 100_000},
+    )
+    M = np.zeros((d, d))
+    M[upper] = result.x[d : d + q] - result.x[d + q :]
+    return result.x[:d], M + M.T, -result.fun
+
+
+def test_l1_newton_matches_a_split_variable_oracle(well_posed):
+    X = well_posed[0]
+    intercept, coupling, best = split_variable_l1_oracle(X, 0.02)
+    est = FVBMPseudoLikelihood(penalty="l1", alpha=0.02, tol=1e-12).fit(X)
+    np.testing.assert_allclose(est.coupling_, coupling, atol=1e-6)
+    np.testing.assert_allclose(est.intercept_, intercept, atol=1e-6)
+    zeros = est.coupling_[np.triu_indices(6, 1)] == 0.0
+    assert zeros.any()  # exact zeros, where the oracle sits at 0
+    np.testing.assert_array_less(np.abs(coupling[np.triu_indices(6, 1)][zeros]), 1e-8)
+    assert est.pseudo_likelihood_curve_[-1] == pytest.approx(best, abs=1e-10)
+    assert np.all(np.diff(est.pseudo_likelihood_curve_) >= -1e-12)
+
+
+def test_l1_above_the_largest_covariance_gradient_is_the_independent_model():
+    # At M = 0 with the intercepts fitted (b_j = arctanh(mean x_j)) the
+    # coupling gradients are the exact threshold: above the largest, every
+    # coupling stays 0 (the KKT conditions hold there); just below, one enters.
+    X, _, _ = make_fvbm(2000, 6, coupling_variance=0.1, random_state=3)
+    b = np.arctanh(X.mean(axis=0))
+    grad = numpy_gradient(np.concatenate([b, np.zeros(15)]), X)[6:]
+    largest = np.abs(grad).max()
+    empty = FVBMPseudoLikelihood(penalty="l1", alpha=1.001 * largest).fit(X)
+    assert not empty.coupling_.any()
+    np.testing.assert_allclose(empty.intercept_, b, atol=1e-9)
+    one = FVBMPseudoLikelihood(penalty="l1", alpha=0.95 * largest).fit(X)
+    nonzero = np.flatnonzero(one.coupling_[np.triu_indices(6, 1)])
+    np.testing.assert_array_equal(nonzero, [np.argmax(np.abs(grad))])
+
+
+def cycle_graph(d, strength):
+    coupling = np.zeros((d, d))
+    for j in range(d):
+        coupling[j, (j + 1) % d] = coupling[(j + 1) % d, j] = strength
+    return coupling
+
+
+@pytest.mark.parametrize("solver", ["newton", "nodewise"])
+def test_l1_recovers_the_edges_of_a_cycle(solver):
+    # Ravikumar, Wainwright & Lafferty (2010): on a sparse graph with enough
+    # samples, the L1 fit finds exactly the edges (here a cycle of 8 units).
+    truth = cycle_graph(8, 0.5)
+    X = sample_fvbm(truth, np.zeros(8), 4000, random_state=0)
+    est = FVBMPseudoLikelihood(solver=solver, penalty="l1", alpha=0.08).fit(X)
+    np.testing.assert_array_equal(est.coupling_ != 0, truth != 0)
+    assert np.all(est.coupling_[truth != 0] > 0.2)
+
+
+def test_nodewise_is_per_unit_logistic_regression(well_posed):
+    # Each unit's unpenalised logistic regression on the others, fitted by
+    # scikit-learn: P(x_j = 1 | rest) = sigmoid(2 a_j), so the coefficients
+    # are twice the couplings; the estimate averages the two of each pair.
+    from sklearn.linear_model import LogisticRegression
+
+    X = well_posed[0]
+    W = np.zeros((6, 6))
+    intercept = np.zeros(6)
+    for j in range(6):
+        others = np.delete(np.arange(6), j)
+        model = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000)
+        model.fit(X[:, others], X[:, j])
+        W[others, j] = model.coef_[0] / 2
+        intercept[j] = model.intercept_[0] / 2
+    est = FVBMPseudoLikelihood(solver="nodewise", tol=1e-10).fit(X)
+    np.testing.assert_allclose(est.coupling_, (W + W.T) / 2, atol=1e-6)
+    np.testing.assert_allclose(est.intercept_, intercept, atol=1e-6)
+    assert not hasattr(est, "coupling_std_")  # not the joint MPLE: no sandwich
+    with pytest.warns(UserWarning, match="compute_std=True.*'nodewise'"):
+        FVBMPseudoLikelihood(solver="nodewise", compute_std=True).fit(X)
+
+
+def test_nodewise_groups_in_parallel_agree_and_repeat_exactly(well_posed):
+    X = well_posed[0]
+    params = dict(solver="nodewise", penalty="l1", alpha=0.01, tol=1e-10)
+    one = FVBMPseudoLikelihood(**params).fit(X)
+    two = FVBMPseudoLikelihood(**params, n_jobs=2).fit(X)
+    again = FVBMPseudoLikelihood(**params, n_jobs=2).fit(X)
+    np.testing.assert_allclose(two.coupling_, one.coupling_, atol=1e-6)
+    np.testing.assert_array_equal(two.coupling_ == 0, one.coupling_ == 0)
+    np.testing.assert_array_equal(two.coupling_, again.coupling_)
+
+
+def test_newton_at_d64_reaches_an_independent_optimiser():
+    # d >= 63 rows go through the packed-bits distinct rows; the objective is
+    # compared with scipy's L-BFGS-B on the numpy log-PL run to precision.
+    X, _, _ = make_fvbm(1500, 64, coupling_variance=0.5 / 64, random_state=64)
+    X[:300] = X[300:600]  # duplicated rows: weights 2 / n
+    rows, w = distinct_rows(X)
+    assert rows.shape[0] == 1200 and np.isclose(w.sum(), 1.0) and w.max() == 2 / 1500
+    est = FVBMPseudoLikelihood().fit(X)
+    result = scipy.optimize.minimize(
+        lambda t: (-numpy_log_pl(t, X), -numpy_gradient(t, X)),
+        np.zeros(64 * 65 // 2),
+        jac=True,
+        method="L-BFGS-B",
+        options={"ftol": 0.0, "gtol": 1e-9, "maxiter": 20_000},
+    )
+    ours = numpy_log_pl(theta_of(est), X)
+    assert (-result.fun - ours) / abs(result.fun) < 1e-9
+    assert est.n_iter_ < 15
+    assert est.mple_exists_ is True  # the certificate by conjugate gradients
+
+
+def test_mm_has_no_size_limit_and_agrees_with_newton():
+    rng = np.random.default_rng(0)
+    X = np.where(rng.random((300, 105)) < 0.5, 1.0, -1.0)  # p = 5,565 > 5,050
+    mm = FVBMPseudoLikelihood(solver="mm", alpha=0.05, tol=1e-9).fit(X)
+    newton = FVBMPseudoLikelihood(alpha=0.05, tol=1e-9).fit(X)
+    np.testing.assert_allclose(mm.coupling_, newton.coupling_, atol=1e-5)
+    assert np.all(np.diff(mm.pseudo_likelihood_curve_) >= -1e-12)
+
+
+def test_sandwich_matches_a_numpy_sandwich(well_posed):
+    # H from finite differences of the numpy gradient, J from numpy scores.
+    X = well_posed[0]
+    est = FVBMPseudoLikelihood(tol=1e-10).fit(X)
+    theta = theta_of(est)
+    H = -numpy_hessian(theta, X)
+    b, M = numpy_unpack(theta, 6)
+    R = X - np.tanh(X @ M + b)
+    scores = np.array(
+        [numpy_transpose_map(R[i : i + 1], X[i : i + 1]) for i in range(len(X))]
+    )
+    J = np.cov(scores.T, bias=True)
+    covariance = np.linalg.solve(H, np.linalg.solve(H, J).T) / len(X)
+    expected = np.sqrt(np.diag(covariance))
+    np.testing.assert_allclose(
+        pack(est.intercept_std_, est.coupling_std_), expected, rtol=1e-4
+    )
+
+
+def test_penalty_and_n_jobs_are_checked_against_the_solver(well_posed):
+    X = well_posed[0]
+    with pytest.raises(
+        ValueError, match=r"solver='bslm' supports only penalty='l2'.*'newton'"
+    ):
+        FVBMPseudoLikelihood(solver="bslm", penalty="l1", alpha=0.1).fit(X)
+    with pytest.warns(UserWarning, match="n_jobs is only used by solver='nodewise'"):
+        FVBMPseudoLikelihood(solver="mm", n_jobs=2).fit(X)
+    l1 = FVBMPseudoLikelihood(penalty="l1", alpha=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        l1.fit(X)  # compute_std='auto': no standard errors under L1, no warning
+    assert not hasattr(l1, "coupling_std_")
+    with pytest.warns(UserWarning, match="compute_std=True.*penalty='l1'"):
+        l1.set_params(compute_std=True).fit(X)
+
+
+def test_l1_with_a_constant_feature_warns(well_posed):
+    # The L1 penalty leaves the intercepts free: a constant feature's runs off.
+    X = well_posed[0].copy()
+    X[:, 3] = -1.0
+    with pytest.warns(MPLEDoesNotExistWarning, match=r"constant.*features \[3\]"):
+        est = FVBMPseudoLikelihood(penalty="l1", alpha=0.05).fit(X)
+    assert est.mple_exists_ is False
+
+
+def test_alpha_path_by_grid_search(well_posed):
+    # The documented path over alpha: held-out exact log-likelihood (score),
+    # or held-out pseudo-likelihood where d is too large for AIS.
+    X = well_posed[0][:1200]
+    grid = {"alpha": [0.001, 0.01, 0.1, 1.0]}
+    search = GridSearchCV(FVBMPseudoLikelihood(penalty="l1"), grid, cv=3).fit(X)
+    scores = search.cv_results_["mean_test_score"]
+    assert np.all(np.isfinite(scores)) and scores[-1] < scores[0]
+    pseudo = GridSearchCV(
+        FVBMPseudoLikelihood(penalty="l1"),
+        grid,
+        cv=3,
+        scoring=lambda est, X, y=None: est.pseudo_log_likelihood(X).mean(),
+    ).fit(X)
+    assert pseudo.best_params_["alpha"] < 1.0
 
 
 # ---------------------------------------------------------------------------
