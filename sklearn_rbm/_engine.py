@@ -8,9 +8,9 @@ trains by epochs over mini-batches.
 2. asks the estimator whether the model diverged; if so it restores the state
    from the start of the epoch and raises ``FloatingPointError`` with the
    estimator's diagnosis and advice;
-3. counts and times the epoch, scores the held-out data (early stopping's
-   criterion) and whatever the estimator monitors, records it all in
-   ``history_`` and prints it when ``verbose``;
+3. counts and times the epoch, scores the held-out data when there are any
+   (early stopping's criterion), adds the estimator's own figures, records it
+   all in ``history_`` and prints it when ``verbose``;
 4. keeps the best state seen and stops after ``n_iter_no_change`` epochs
    without an improvement of more than ``tol`` (:class:`EarlyStopping`).
 
@@ -28,16 +28,20 @@ step and its state, as scikit-learn's ``BaseMixture`` subclasses supply
   to do (see :mod:`sklearn_rbm._divergence` for the binary RBMs' test);
 * ``_validation_score(validation)``: the early-stopping criterion on the
   held-out arrays, named by the class attribute ``_criterion``;
-* optionally ``_begin_epoch(epoch)``, ``_end_epoch()`` and
-  ``_monitor(train, validation)`` (extra figures for the history and the
-  progress line, computed only when ``verbose`` asks for them).
+* optionally ``_begin_epoch(epoch)``, ``_end_epoch()``, ``_epoch_figures()``
+  (cheap figures recorded every epoch, e.g. the fraction of rows on which
+  inference converged) and ``_monitor(train, validation)`` (figures that cost
+  work, computed only when ``verbose`` asks for them).
 """
 
+import os
 import time
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils import gen_batches
+
+from ._kernels._jit import CACHE
 
 
 class Criterion(NamedTuple):
@@ -95,6 +99,40 @@ class EarlyStopping:
         return self.n_stale >= self.patience
 
 
+_ANNOUNCED = set()
+
+
+def announce_compilation(estimator, kernel):
+    """At ``verbose >= 1``, say once per process that the first fit compiles.
+
+    A numba kernel is compiled on its first call unless numba's disk cache
+    holds it (written next to the package, or in numba's user cache folder
+    when the package folder is read-only); compiling the package's kernels
+    takes tens of seconds, which would otherwise look like a hang.
+    """
+    if not estimator.verbose or kernel is None or kernel in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(kernel)
+    if kernel.signatures or _cached_on_disk(kernel):
+        return
+    later = (
+        "once: they are cached on disk for later runs"
+        if CACHE
+        else "in every process while SKLEARN_RBM_NUMBA_CACHE=0 turns the cache off"
+    )
+    print(
+        f"[{type(estimator).__name__}] compiling the numba kernels on their first "
+        f"use (tens of seconds, {later})"
+    )
+
+
+def _cached_on_disk(kernel):
+    try:
+        return os.path.exists(kernel._cache._cache_file._index_path)
+    except AttributeError:  # caching off (SKLEARN_RBM_NUMBA_CACHE=0) or numba moved
+        return False
+
+
 def progress_line(estimator, unit, index, total, seconds, figures):
     """One progress line, the same for every estimator.
 
@@ -117,15 +155,21 @@ def progress_line(estimator, unit, index, total, seconds, figures):
 def _label(name):
     """A history key as it reads in a progress line."""
     label = name.replace("validation_", "held-out ").replace("train_", "train ")
-    return label.replace("log_likelihood", "log-likelihood").replace("_", " ")
+    for compound in ("log_likelihood", "free_energy"):
+        label = label.replace(compound, compound.replace("_", "-"))
+    return label.replace("_", " ").replace("ais ", "AIS ")
 
 
 class History:
     """Per-epoch (or per-step) figures, turned into ``history_``: a dict of
-    1-D arrays of equal length, one entry per epoch, ready to plot."""
+    1-D arrays of equal length, one entry per epoch, ready to plot.
 
-    def __init__(self, previous=None):
-        self.columns = {}
+    ``previous`` is a history to continue; ``names`` are columns that exist
+    even while empty. A figure missing from an entry is recorded as NaN.
+    """
+
+    def __init__(self, previous=None, names=()):
+        self.columns = {name: [] for name in names}
         self.length = 0
         for name, values in (previous or {}).items():
             self.columns[name] = list(values)
@@ -154,6 +198,8 @@ class EpochTrainingMixin:
 
     #: The held-out figure early stopping watches (subclasses set it).
     _criterion = Criterion("validation_score", True, "best_validation_score_")
+    #: The numba kernel a fit calls most, named for the compile notice.
+    _main_kernel = None
 
     # ------------------------------------------------------------- hooks
     def _begin_epoch(self, epoch):
@@ -162,8 +208,12 @@ class EpochTrainingMixin:
     def _end_epoch(self):
         """Called after the updates of an epoch, before it is checked."""
 
+    def _epoch_figures(self):
+        """Cheap figures of the epoch, recorded in ``history_`` every epoch."""
+        return {}
+
     def _monitor(self, train, validation):
-        """Figures to record and print for this epoch (when ``verbose``)."""
+        """Figures that cost work, recorded and printed when ``verbose``."""
         return {}
 
     # -------------------------------------------------------------- loop
@@ -186,6 +236,7 @@ class EpochTrainingMixin:
             self.n_iter_no_change,
             greater_is_better=criterion.greater_is_better,
         )
+        announce_compilation(self, self._main_kernel)
         step = self._make_step()
         n_samples = train[0].shape[0]
         last_epoch = self.n_iter_ + n_epochs
@@ -201,8 +252,8 @@ class EpochTrainingMixin:
             self._end_epoch()
             self._check_divergence(epoch, saved)
             self.n_iter_ = epoch
-            figures = {}
-            if validation is not None and (early_stopping or self.verbose):
+            figures = self._epoch_figures()
+            if validation is not None:
                 figures[criterion.name] = self._validation_score(validation)
             if self.verbose:
                 figures.update(self._monitor(train, validation))

@@ -24,6 +24,7 @@ from .likelihood import (
     MAX_ENUMERABLE_UNITS,
     MAX_EXACT_UNITS,
     LogPartition,
+    ais_betas,
     check_enumerable,
 )
 
@@ -45,6 +46,16 @@ def resolve_score_method(requested, n_units, *, approximate="ais", limit=None):
             instead=f"score_method='{approximate}' (or 'auto')",
         )
     return requested
+
+
+def check_score_settings(estimator):
+    """Check ``ais_betas`` at fit time, not only when ``score`` first needs it
+    (the parameter constraints accept any array; :func:`ais_betas` knows the
+    rules)."""
+    try:
+        ais_betas(estimator.ais_betas)
+    except ValueError as error:
+        raise ValueError(f"ais_betas: {error}") from error
 
 
 def _betas_key(betas):

@@ -4,6 +4,7 @@ import contextlib
 import functools
 import os
 import sys
+import threading
 import warnings
 
 import numpy as np
@@ -11,7 +12,7 @@ import scipy.sparse as sp
 import sklearn
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
-from threadpoolctl import ThreadpoolController
+from threadpoolctl import OpenBLASController, ThreadpoolController
 
 # Below this many multiply-adds per matrix product, BLAS threads cost more to
 # wake than they save (a 10 x 784 x 500 product is 3.9e6); on a busy machine
@@ -49,16 +50,115 @@ def _blas_controller():
     return ThreadpoolController()
 
 
+def _release_openblas_control():
+    """Let any thread set OpenBLAS's thread count again.
+
+    With its pthreads threading layer OpenBLAS has one thread pool for the
+    whole process, and recent threadpoolctl (3.8) lets only the first thread
+    that sets its size change it until that thread gives control back; the
+    other threads' settings are silently ignored. The limit of
+    :class:`_OneBlasThread` is set and restored by whichever threads enter
+    first and leave last, so each gives control back at once. (A user's own
+    ``threadpool_limits`` held in another thread keeps control, and with it
+    the size of BLAS's pool.)
+    """
+    release = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if release is not None:
+        release()
+
+
+def _blas_by_scope():
+    """The BLAS libraries as two controllers: process-wide settings, and
+    settings that belong to the calling thread.
+
+    OpenBLAS built on OpenMP keeps a thread count per calling thread
+    (threadpoolctl sets it with ``omp_set_num_threads``); MKL, BLIS and
+    OpenBLAS on pthreads (the numpy and scipy wheels) have one setting for
+    the whole process.
+    """
+    blas = _blas_controller().select(user_api="blas")
+    per_thread = [
+        library.filepath
+        for library in blas.lib_controllers
+        if library.internal_api == "openblas"
+        and getattr(library, "threading_layer", None) == "openmp"
+    ]
+    shared = [
+        library.filepath
+        for library in blas.lib_controllers
+        if library.filepath not in per_thread
+    ]
+    return blas.select(filepath=shared), blas.select(filepath=per_thread)
+
+
+class _OneBlasThread:
+    """One BLAS thread while any thread of the process runs inside the context.
+
+    threadpoolctl's own context saves the thread count it finds and restores
+    it on exit. For a process-wide setting that goes wrong when contexts
+    overlap in two threads: the second saves the first one's temporary 1, the
+    first restores the true count while the second still runs, and the second
+    then restores 1, for good. Here a lock-protected count of the threads
+    inside decides instead: the first to enter sets the limit and keeps the
+    true original, the last to leave restores it. Libraries whose setting
+    belongs to the calling thread (OpenBLAS on OpenMP) get threadpoolctl's
+    ordinary context in each thread, which is right for them.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._shared_limit = None
+
+    @contextlib.contextmanager
+    def __call__(self):
+        shared, per_thread = _blas_by_scope()
+        self._enter(shared)
+        try:
+            with per_thread.limit(limits=1):
+                yield
+        finally:
+            self._leave()
+
+    def _enter(self, shared):
+        with self._lock:
+            if self._inside == 0 and shared.lib_controllers:
+                # Called, not entered: the limit outlives this thread's part.
+                self._shared_limit = shared.limit(limits=1)
+                _release_openblas_control()
+            self._inside += 1
+
+    def _leave(self):
+        with self._lock:
+            self._inside -= 1
+            if self._inside == 0 and self._shared_limit is not None:
+                self._shared_limit.restore_original_limits()
+                _release_openblas_control()
+                self._shared_limit = None
+
+
+_ONE_BLAS_THREAD = _OneBlasThread()
+
+
+def one_blas_thread():
+    """A context that runs BLAS on one thread, safe when several threads of
+    the process enter it at once (see :class:`_OneBlasThread`)."""
+    return _ONE_BLAS_THREAD()
+
+
 def blas_threads_for(multiply_adds):
     """A context that runs BLAS on one thread when its products are small.
 
     ``multiply_adds`` is the size ``m * n * k`` of the typical matrix product
     inside the context; below ``SMALL_PRODUCT`` BLAS is limited to one thread
     (numba's ``np.dot`` and numpy share the limit), otherwise nothing changes.
+    The limit is safe when several threads fit at once
+    (:func:`one_blas_thread`): the thread count comes back when the last of
+    them leaves.
     """
     if multiply_adds >= SMALL_PRODUCT:
         return contextlib.nullcontext()
-    return _blas_controller().limit(limits=1, user_api="blas")
+    return one_blas_thread()
 
 
 # Frames in these folders are skipped when a warning looks for the user's line:
@@ -87,6 +187,117 @@ def warn(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=user_stack_level())
 
 
+def _machine_memory():
+    """Bytes of physical memory, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - not POSIX
+        return None
+
+
+def _human(n_bytes):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n_bytes < 1024 or unit == "PiB":
+            return f"{n_bytes:.3g} {unit}"
+        n_bytes /= 1024
+
+
+def check_memory(n_bytes, what, fix):
+    """Refuse, before allocating anything, work that needs more memory than
+    the machine has.
+
+    ``n_bytes`` is the estimate, ``what`` names the parameters that make it
+    (``"n_components=1000000000 with 64 features"``), ``fix`` says what to do.
+    Raises ``MemoryError`` with all three, instead of numpy's "Unable to
+    allocate" after part of the work.
+    """
+    total = _machine_memory()
+    if total is not None and n_bytes > total:
+        raise MemoryError(
+            f"{what} needs about {_human(n_bytes)} of memory, more than this "
+            f"machine's {_human(total)}. {fix}"
+        )
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """``sample_weight`` as float64 weights of ``n_samples`` rows, or None.
+
+    Weights must be finite and non-negative with a positive sum; anything
+    else is a ValueError that says which condition failed.
+    """
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight must have shape ({n_samples},), one weight per row; "
+            f"got shape {weights.shape}."
+        )
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        bad = weights[~np.isfinite(weights) | (weights < 0)][0]
+        raise ValueError(
+            f"sample_weight must be finite and non-negative; found {float(bad)!r}."
+        )
+    if not weights.sum() > 0:
+        raise ValueError("sample_weight sums to zero: give some row a positive weight.")
+    return weights
+
+
+def kernel_array(array, dtype=np.float64):
+    """``array`` as the kernels take it: C-contiguous and writeable, of
+    ``dtype`` (copied only when it is not already).
+
+    numba compiles one specialisation per array type, and read-only or
+    Fortran-ordered arrays are other types: a fitted model reloaded
+    memory-mapped by joblib (read-only ``components_``) would otherwise make
+    every kernel compile a second time, seconds each.
+    """
+    return np.require(array, dtype=dtype, requirements=["C", "W"])
+
+
+def as_real_array(value, name):
+    """``value`` as a dense numpy array of real numbers, or a ValueError that
+    names it: sparse matrices, complex and non-numeric values are refused
+    (numpy would densify, drop the imaginary part or fail obscurely)."""
+    if sp.issparse(value):
+        raise ValueError(
+            f"{name} must be a dense array, got a sparse matrix; pass {name}.toarray()."
+        )
+    array = np.asarray(value)
+    if array.dtype.kind == "c":
+        raise ValueError(f"{name} must be real, got complex values.")
+    if array.dtype.kind not in "fiub":
+        raise ValueError(f"{name} must hold numbers, got dtype {array.dtype}.")
+    return array
+
+
+def check_unit_interval(X, what="X"):
+    """Refuse values outside [0, 1], the domain of a Bernoulli visible unit.
+
+    Binary data, or grey levels in [0, 1] read as probabilities (as
+    scikit-learn's BernoulliRBM reads them), are accepted; anything else is a
+    ValueError that shows an offending value and how to rescale, with the
+    conversion of {-1, 1} spins spelled out.
+    """
+    values = X.data if sp.issparse(X) else X
+    outside = (values < 0) | (values > 1)
+    if not np.any(outside):
+        return X
+    bad = float(values[outside].flat[0])
+    if np.all((values == -1) | (values == 1) | (values == 0)) and np.any(values == -1):
+        fix = f"It looks like -1/+1 coding: convert it with ({what} + 1) / 2."
+    else:
+        fix = (
+            "Binarise it (e.g. X > threshold) or scale it into [0, 1], e.g. with "
+            "sklearn.preprocessing.MinMaxScaler() in a Pipeline."
+        )
+    raise ValueError(
+        f"{what} must hold values in [0, 1] (binary data, or grey levels read as "
+        f"probabilities); found {bad!r} (min {float(values.min())!r}, max "
+        f"{float(values.max())!r}). {fix}"
+    )
+
+
 def is_binary(X):
     """True when every stored value of ``X`` (dense or sparse) is 0 or 1."""
     values = X.data if sp.issparse(X) else X
@@ -102,12 +313,10 @@ def warn_if_not_binary(X, what="log-likelihood"):
     no meaning as a likelihood.
     """
     if not is_binary(X):
-        warnings.warn(
+        warn(
             f"The {what} is only defined for binary data, but X holds values "
             "other than 0 and 1; the result is the formula evaluated at those "
-            "values, not a likelihood. Binarise X first (e.g. X > 0.5).",
-            UserWarning,
-            stacklevel=3,
+            "values, not a likelihood. Binarise X first (e.g. X > 0.5)."
         )
 
 
@@ -156,23 +365,3 @@ def hold_out(arrays, rs, *, fraction, default_fraction=None, given=None):
         return arrays, None
     train, val = validation_split(arrays[0].shape[0], fraction, rs)
     return tuple(a[train] for a in arrays), tuple(a[val] for a in arrays)
-
-
-# Beyond this size a parameter of a binary model has no meaning (sigmoids
-# saturate at |x| ~ 40); reaching it means the step size made training diverge.
-DIVERGED_PARAMETER = 1e8
-
-
-def divergence(*parameters):
-    """What went wrong with ``parameters``, or ``None`` when nothing did.
-
-    ``'non-finite'`` when any value is NaN or infinite, ``'larger than 1e8'``
-    when any exceeds ``DIVERGED_PARAMETER``: the phrase completes the
-    estimators' "the parameters became ..." error message.
-    """
-    largest = max(np.abs(p).max(initial=0.0) for p in parameters)
-    if not np.isfinite(largest):
-        return "non-finite"
-    if largest >= DIVERGED_PARAMETER:
-        return f"larger than {DIVERGED_PARAMETER:g}"
-    return None

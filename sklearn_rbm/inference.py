@@ -27,6 +27,8 @@ from scipy.special import expit, logsumexp, xlogy
 
 from ._kernels import bp as _bp
 from ._kernels.partition import log_partition_enumerate
+from ._utils import as_real_array, kernel_array
+from .likelihood import MAX_EXACT_UNITS, check_enumerable
 
 __all__ = [
     "InferenceResult",
@@ -36,7 +38,6 @@ __all__ = [
     "exact_marginals",
     "exact_log_partition",
     "bethe_log_partition",
-    "MAX_EXACT_INFERENCE_UNITS",
 ]
 
 _PRODUCTS = {
@@ -45,9 +46,9 @@ _PRODUCTS = {
     "max": _bp.MAX_PRODUCT,
 }
 
-#: Largest smaller layer that :func:`exact_marginals` and
-#: :func:`exact_log_partition` enumerate (2 ** 20 states per model).
-MAX_EXACT_INFERENCE_UNITS = 20
+# Largest field (bias plus a sum of |W|) inference accepts: far below the
+# float64 overflow at 1.8e308, far above any meaningful RBM.
+_LARGEST_FIELD = 1e300
 
 # States per chunk of the vectorised enumeration in exact_marginals.
 _CHUNK = 4096
@@ -71,7 +72,7 @@ class InferenceResult:
         The same for the hidden units (``tau^h``).
     pairwise : ndarray of shape (n_samples, n_hidden, n_visible) or \
 (n_hidden, n_visible), or None
-        Belief that ``h_j = 1`` and ``v_i = 1`` (``Gamma`` of Eq. (18),
+        Belief that ``h_j = 1`` and ``v_i = 1`` (``Gamma`` of Ping & Ihler's Eq. (18),
         transposed to ``W``'s orientation), i.e. the estimate of
         ``E[h v^T]``; ``None`` unless ``pairwise=True``. For mean field it is
         the outer product ``tau^h tau^v^T``.
@@ -112,24 +113,17 @@ class ExactMarginals(NamedTuple):
     log_partition: np.ndarray | float
 
 
-def _as_float64(array):
-    # One compiled specialisation: float64, C-contiguous, writeable (numba
-    # compiles read-only arrays separately; a copy of a read-only input is
-    # cheap next to inference on it).
-    return np.require(array, dtype=np.float64, requirements=["C", "W"])
-
-
 def _check_model(components, visible_bias, hidden_bias):
     """Validated float64 ``W (n, m)``, ``B1 (S, m)``, ``B2 (S, n)`` and batchedness."""
-    W = np.asarray(components, dtype=np.float64)
+    W = as_real_array(components, "components").astype(np.float64)
     if W.ndim != 2 or 0 in W.shape:
         raise ValueError(
             "components must be a non-empty 2-D array of shape (n_hidden, "
             f"n_visible); got shape {W.shape}."
         )
     n_hidden, n_visible = W.shape
-    b = np.asarray(visible_bias, dtype=np.float64)
-    c = np.asarray(hidden_bias, dtype=np.float64)
+    b = as_real_array(visible_bias, "visible_bias").astype(np.float64)
+    c = as_real_array(hidden_bias, "hidden_bias").astype(np.float64)
     if b.ndim not in (1, 2) or b.shape[-1] != n_visible:
         raise ValueError(
             f"visible_bias must have shape ({n_visible},) or (n_samples, "
@@ -152,11 +146,33 @@ def _check_model(components, visible_bias, hidden_bias):
     ):
         if not np.all(np.isfinite(value)):
             raise ValueError(f"{name} contains NaN or infinite values.")
+    _check_fields(W, b, c)
     batched = b.ndim == 2 or c.ndim == 2
     n_samples = b.shape[0] if b.ndim == 2 else (c.shape[0] if c.ndim == 2 else 1)
     B1 = np.broadcast_to(b, (n_samples, n_visible))
     B2 = np.broadcast_to(c, (n_samples, n_hidden))
-    return _as_float64(W), _as_float64(B1), _as_float64(B2), batched
+    return kernel_array(W), kernel_array(B1), kernel_array(B2), batched
+
+
+def _check_fields(W, b, c):
+    """Refuse parameters whose fields overflow float64.
+
+    Every message, belief and field is bounded by a bias plus a row or column
+    sum of ``|W|`` (plus one ``|W_ji|`` for the pairwise beliefs); beyond
+    float64's range they become infinities whose differences are NaN.
+    """
+    with np.errstate(over="ignore"):  # an overflow here is what we look for
+        largest = max(
+            np.abs(b).max(initial=0.0) + np.abs(W).sum(axis=0).max(initial=0.0),
+            np.abs(c).max(initial=0.0) + np.abs(W).sum(axis=1).max(initial=0.0),
+        ) + np.abs(W).max(initial=0.0)
+    if not largest < _LARGEST_FIELD:
+        raise ValueError(
+            "The parameters are too large for inference in float64: a bias plus "
+            f"a row or column sum of |components| reaches {largest:.3g}, beyond "
+            f"{_LARGEST_FIELD:.0e}. (Sigmoids saturate near 40; parameters this "
+            "large come from a diverged fit.)"
+        )
 
 
 def _check_iteration(max_iter, tol, damping):
@@ -227,16 +243,17 @@ def belief_propagation(
           ``max(W + u, 0) - max(u, 0)`` for a cavity log-odds ``u``; the
           beliefs are normalised max-marginals.
     max_iter : int, default=100
-        Most iterations per model (the seed's ``T``).
+        Most iterations per model (Ping & Ihler's ``T``).
     tol : float, default=1e-3
         A model stops after the first iteration in which no singleton belief
-        changed by ``tol`` or more (the seed's tolerance).
+        changed by ``tol`` or more (Ping & Ihler's tolerance).
     damping : float in [0, 1), default=0.0
         Each new message is ``(1 - damping) * update + damping * old``,
-        mixed in log-odds space. The seed uses no damping; damping can help
+        mixed in log-odds space. Ping & Ihler use no damping; damping can help
         BP converge on strongly coupled models.
     pairwise : bool, default=False
-        Also return the pairwise beliefs ``tau(h_j = 1, v_i = 1)`` (Eq. (18)).
+        Also return the pairwise beliefs ``tau(h_j = 1, v_i = 1)`` (their
+        Eq. (18)).
 
     Returns
     -------
@@ -248,7 +265,7 @@ def belief_propagation(
     -----
     Messages are log-odds in ``W``'s orientation:
     ``A[j, i] = log m_{j->i}(v_i=1) - log m_{j->i}(v_i=0)`` (logit of the
-    seed's ``M^{vh}_{ij}``) and ``B[j, i]`` likewise from ``v_i`` to ``h_j``.
+    Ping & Ihler's ``M^{vh}_{ij}``) and ``B[j, i]`` likewise from ``v_i`` to ``h_j``.
     With the cavity log-odds ``u = logit tau^h_j - B[j, i]`` (the belief of
     ``h_j`` without ``v_i``'s message), Eq. (8) gives
     ``m_{j->i}(v) ~ sum_h exp(v W_ji h + u h)``, so Eq. (13) is
@@ -317,7 +334,7 @@ def mean_field(
     Iterates ``tau^v = sigmoid(b + W^T tau^h)`` then
     ``tau^h = sigmoid(c + W tau^v)`` from ``tau = sigmoid(bias)``, the
     fixed point of the fully factorised variational approximation (the
-    seed's "MF" inference, Ping & Ihler 2017, Sec. 4.1).
+    "MF" inference of Ping & Ihler 2017, Sec. 4.1).
 
     Parameters
     ----------
@@ -353,14 +370,14 @@ def mean_field(
 
 
 def _check_enumerable(W):
-    smaller = min(W.shape)
-    if smaller > MAX_EXACT_INFERENCE_UNITS:
-        raise ValueError(
-            f"Exact inference enumerates 2 ** {smaller} states of the smaller "
-            f"layer of a {W.shape[1]}-visible, {W.shape[0]}-hidden model; it "
-            f"is limited to {MAX_EXACT_INFERENCE_UNITS} units. Use "
-            "belief_propagation or mean_field."
-        )
+    # One enumeration per model of the batch: the per-row limit.
+    check_enumerable(
+        min(W.shape),
+        f"Exact inference on a model with {W.shape[1]} visible and "
+        f"{W.shape[0]} hidden units",
+        limit=MAX_EXACT_UNITS,
+        instead="belief_propagation or mean_field",
+    )
 
 
 def _states(n_units, start, stop):
@@ -404,7 +421,7 @@ def exact_marginals(components, visible_bias, hidden_bias):
     """Exact singleton and pairwise marginals and ``log Z`` by enumeration.
 
     Enumerates the ``2 ** k`` states of the smaller layer (``k`` at most
-    ``MAX_EXACT_INFERENCE_UNITS``) and sums the other out analytically; a
+    ``likelihood.MAX_EXACT_UNITS``) and sums the other out analytically; a
     batch of biases is handled one model at a time. Meant for tiny models:
     tests, and exact scores of conditional RBMs with few outputs.
 
@@ -429,6 +446,14 @@ def exact_marginals(components, visible_bias, hidden_bias):
     """
     W, B1, B2, batched = _check_model(components, visible_bias, hidden_bias)
     _check_enumerable(W)
+    marginals = _exact_marginals(W, B1, B2)
+    if batched:
+        return marginals
+    return ExactMarginals(*(m[0] for m in marginals[:3]), float(marginals[3][0]))
+
+
+def _exact_marginals(W, B1, B2):
+    """:func:`exact_marginals` of checked float64 arrays, always batched."""
     n_samples = B1.shape[0]
     visible, hidden = np.empty(B1.shape), np.empty(B2.shape)
     pairwise, log_z = np.empty((n_samples,) + W.shape), np.empty(n_samples)
@@ -442,9 +467,7 @@ def exact_marginals(components, visible_bias, hidden_bias):
                 np.ascontiguousarray(W.T), B2[s], B1[s]
             )
             pairwise[s] = vh.T
-    if batched:
-        return ExactMarginals(visible, hidden, pairwise, log_z)
-    return ExactMarginals(visible[0], hidden[0], pairwise[0], float(log_z[0]))
+    return ExactMarginals(visible, hidden, pairwise, log_z)
 
 
 def exact_log_partition(components, visible_bias, hidden_bias):
@@ -473,13 +496,18 @@ def exact_log_partition(components, visible_bias, hidden_bias):
     """
     W, B1, B2, batched = _check_model(components, visible_bias, hidden_bias)
     _check_enumerable(W)
+    log_z = _exact_log_partition(W, B1, B2)
+    return log_z if batched else float(log_z[0])
+
+
+def _exact_log_partition(W, B1, B2):
+    """:func:`exact_log_partition` of checked float64 arrays, always batched."""
     if W.shape[0] <= W.shape[1]:
         log_z = [log_partition_enumerate(W, b, c) for b, c in zip(B1, B2, strict=True)]
     else:
         WT = np.ascontiguousarray(W.T)
         log_z = [log_partition_enumerate(WT, c, b) for b, c in zip(B1, B2, strict=True)]
-    log_z = np.asarray(log_z, dtype=np.float64)
-    return log_z if batched else float(log_z[0])
+    return np.asarray(log_z, dtype=np.float64)
 
 
 def _entropy(p):
@@ -524,11 +552,17 @@ def bethe_log_partition(
     True
     """
     W, B1, B2, batched = _check_model(components, visible_bias, hidden_bias)
-    result = belief_propagation(
-        W, B1, B2, max_iter=max_iter, tol=tol, damping=damping, pairwise=True
+    max_iter, tol, damping = _check_iteration(max_iter, tol, damping)
+    log_z = _bethe_log_partition(W, B1, B2, max_iter, tol, damping)
+    return log_z if batched else float(log_z[0])
+
+
+def _bethe_log_partition(W, B1, B2, max_iter, tol, damping):
+    """:func:`bethe_log_partition` of checked float64 arrays, always batched."""
+    tv, th, both, _, _ = _bp.belief_propagation(
+        W, B1, B2, _bp.SUM_PRODUCT, max_iter, tol, damping, True
     )
     n_hidden, n_visible = W.shape
-    tv, th, both = result.visible, result.hidden, result.pairwise
     tv3, th3 = tv[:, None, :], th[:, :, None]
     # The four edge probabilities from the free beliefs (Sec. 5.2); clipped at
     # 0 against rounding in the differences.
@@ -540,5 +574,4 @@ def bethe_log_partition(
         - (n_hidden - 1) * _entropy(tv).sum(axis=1)
         - (n_visible - 1) * _entropy(th).sum(axis=1)
     )
-    log_z = energy + entropy
-    return log_z if batched else float(log_z[0])
+    return energy + entropy

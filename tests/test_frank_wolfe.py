@@ -14,8 +14,9 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
+from sklearn_rbm import FrankWolfeRBM
 from sklearn_rbm._dcp import DCPBernoulliRBM
-from sklearn_rbm._frank_wolfe import FrankWolfeRBM, _best_unit, _SubProblem
+from sklearn_rbm._frank_wolfe_growth import _best_unit, _SubProblem
 from sklearn_rbm.datasets import load_binary_digits, make_bars_and_stripes
 from sklearn_rbm.likelihood import base_rate_bias
 
@@ -310,7 +311,7 @@ def test_csr_subproblem_rows_give_the_dense_path(monkeypatch):
     first = FrankWolfeRBM(**params).fit(X)
     again = FrankWolfeRBM(**params).fit(X)
     np.testing.assert_array_equal(first.components_, again.components_)
-    monkeypatch.setattr("sklearn_rbm._frank_wolfe._SPARSE_DENSITY", 0.0)
+    monkeypatch.setattr("sklearn_rbm._frank_wolfe_growth._SPARSE_DENSITY", 0.0)
     dense = FrankWolfeRBM(**params).fit(X)
     np.testing.assert_allclose(dense.components_, first.components_, atol=1e-6)
 
@@ -479,7 +480,7 @@ def test_fit_stops_when_no_unit_improves(digits, monkeypatch):
     converged at once: the model is the base-rate one, with no hidden unit,
     and every query still works."""
     monkeypatch.setattr(
-        "sklearn_rbm._frank_wolfe._best_unit", lambda *args: (None, 0.0)
+        "sklearn_rbm._frank_wolfe_growth._best_unit", lambda *args: (None, 0.0)
     )
     fw = FrankWolfeRBM(
         max_components=3, validation_fraction=None, random_state=0, **TINY

@@ -70,9 +70,10 @@ def test_frank_wolfe_scores_every_size_on_the_given_data(binary_data):
 def test_crbm_validation_error_is_the_error_on_the_given_data(binary_data):
     X, X_val = binary_data
     crbm = _crbm().fit(X, X[:, :5], X_val=X_val, Y_val=X_val[:, :5])
-    assert len(crbm.validation_errors_) == 4
+    errors = crbm.history_["validation_error"]
+    assert len(errors) == 4
     error = np.mean(crbm.predict(X_val) != X_val[:, :5])
-    assert crbm.validation_errors_[-1] == pytest.approx(error, abs=1e-12)
+    assert errors[-1] == pytest.approx(error, abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -135,7 +136,8 @@ def test_crbm_one_output_validation_targets_may_be_1d(binary_data):
     X, X_val = binary_data
     one_d = _crbm().fit(X, X[:, 0], X_val=X_val, Y_val=X_val[:, 0])
     two_d = _crbm().fit(X, X[:, 0], X_val=X_val, Y_val=X_val[:, :1])
-    assert one_d.validation_errors_ == two_d.validation_errors_
+    key = "validation_error"
+    assert_array_equal(one_d.history_[key], two_d.history_[key])
 
 
 def test_pipeline_transforms_X_val_like_X(binary_data):

@@ -1,14 +1,14 @@
 """Matrix belief propagation (sum, mixed and max product) and naive mean field
 on binary RBMs, batched over models that share ``W`` and differ in biases.
 
-Ping & Ihler (AISTATS 2017), Sec. 5 and Algorithm 1; ALGORITHMS.md section 5.
+Ping & Ihler (AISTATS 2017), Sec. 5 and Algorithm 1.
 Orientation follows scikit-learn: ``W`` of shape ``(n_hidden, n_visible)``,
 visible biases ``B1`` of shape ``(n_samples, n_visible)``, hidden biases ``B2``
 of shape ``(n_samples, n_hidden)``.
 
 Messages are stored as log-odds, in ``W``'s orientation:
 
-* ``A[j, i] = log m_{j->i}(v_i=1) / m_{j->i}(v_i=0)``, the logit of the seed's
+* ``A[j, i] = log m_{j->i}(v_i=1) / m_{j->i}(v_i=0)``, the logit of Ping & Ihler's
   ``M^{vh}_{ij}`` (h to v);
 * ``B[j, i] = log m_{i->j}(h_j=1) / m_{i->j}(h_j=0)``, the logit of
   ``M^{hv}_{ji}`` (v to h).
@@ -123,7 +123,8 @@ def _damp_(new, old, keep):
 
 @jit
 def _send_to_visible(W, D, A, B, hidden_logit, visible_bias, visible_logit, code, keep):
-    """Eq. (13): every ``h -> v`` message into ``A``, then ``logit tau^v`` (16)."""
+    """Ping & Ihler's Eq. (13): every ``h -> v`` message into ``A``, then
+    ``logit tau^v`` (their Eq. (16))."""
     n_hidden, n_visible = W.shape
     row = np.empty(n_visible)
     visible_logit[:] = visible_bias
@@ -163,10 +164,11 @@ def _row_sum(x, lanes):
 
 @jit
 def _send_to_hidden(W, D, A, B, visible_logit, hidden_bias, hidden_logit, code, keep):
-    """Eq. (14) (sum), (15) (mixed) or its max analogue into ``B``, then (17).
+    """Ping & Ihler's Eq. (14) (sum), (15) (mixed) or its max analogue into
+    ``B``, then their Eq. (17).
 
     Mixed product sends ``W[j, i] * v~_i`` with the decoded ``v~ = 1[tau^v > 1/2]``
-    (Eq. 15: the v-side of the message is clamped at the current decoding).
+    (their Eq. (15): the v-side of the message is clamped at the current decoding).
     """
     n_hidden, n_visible = W.shape
     row = np.empty(n_visible)
@@ -204,7 +206,8 @@ def _exp_shifted(x):
 
 @jit
 def _pairwise_beliefs(W, A, B, visible_logit, hidden_logit, out):
-    """Eq. (18): ``out[j, i] = tau(v_i = 1, h_j = 1)`` from the cavity fields.
+    """Ping & Ihler's Eq. (18): ``out[j, i] = tau(v_i = 1, h_j = 1)`` from the
+    cavity fields.
 
     The edge belief is ``exp(v a + h g + w v h)`` normalised over the four
     states, with cavity log-odds ``a`` (of ``v_i``) and ``g`` (of ``h_j``);

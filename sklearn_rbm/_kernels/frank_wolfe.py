@@ -1,5 +1,5 @@
 """The element-wise pass of the Frank-Wolfe sub-problem (Ping, Liu & Ihler 2016,
-Eq. 9).
+Eq. (9)).
 
 The sub-problem objective over fixed rows ``a_r`` (the training data and the
 model samples, each with a constant 1 appended for the hidden bias) is

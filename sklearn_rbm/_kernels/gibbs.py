@@ -217,9 +217,11 @@ def dcp_minibatch_update(
     current inner parameters from the chain left by iteration ``l - 1``, and
     steps along ``grad g(theta_t) - grad f(theta_l)`` where the data term
     ``grad g`` is computed once per mini-batch (first inner iteration, after
-    the offsets moved, as in Algorithm 4). ALGORITHMS.md section 2 explains
-    why each inner step is a plain gradient step (Algorithm 2) rather than the
-    running sum Algorithm 3 prints.
+    the offsets moved, as in Algorithm 4). Each inner step is a plain gradient
+    step on the convex surrogate, as their Algorithm 2 and text describe:
+    Algorithm 3 as printed sets the increment to zero once, outside the inner
+    loop, so each inner step would apply the running sum of all previous
+    ones (a prototype of that literal reading did worse on shifting bar).
 
     Arrays ``W, b, c, mu, lam, chain_h, vel_*`` are updated in place; ``V`` is
     only read. ``data_term``, shaped like ``W``, is scratch space allocated once

@@ -1,16 +1,18 @@
-"""Log partition functions of binary RBMs: Gray-code enumeration and AIS.
+"""Log partition functions of binary RBMs: Gray-code enumeration, AIS, and
+reverse annealing (RAISE) for per-example log-likelihoods.
 
 Orientation: ``W`` of shape ``(n_enumerated, n_summed)`` for the enumeration
 (the caller passes ``W`` or ``W.T`` so that the smaller layer is enumerated),
-``(n_hidden, n_visible)`` for AIS. Log-weights and sums are float64 whatever
-the dtype of ``W``.
+``(n_hidden, n_visible)`` for AIS and RAISE. Log-weights and sums are float64
+whatever the dtype of ``W``.
 """
 
 import numba
 import numpy as np
 
 from ._jit import jit
-from .gibbs import add_bias_sample_
+from .blas import gemm_
+from .gibbs import _add_bias_sample_keyed, add_bias_sample_
 from .random import new_key, uniform
 from .vecmath import exp_minus_abs, log_positive, softplus
 from .vecmath import jit as vector_jit
@@ -19,6 +21,7 @@ from .vecmath import jit as vector_jit
 # cost of computing a block's first state directly is negligible, small enough
 # that both cores get many blocks.
 _BLOCK_BITS = 12
+_TWO_POW_53 = 9007199254740992.0
 
 
 @jit
@@ -78,19 +81,34 @@ def _enumerate_block(W, summed_bias, enumerated_bias, first, count):
     return running_max, running_sum
 
 
-@jit(parallel=True)
+@jit
 def log_partition_enumerate(W, summed_bias, enumerated_bias):
     """``log sum_s exp(a^T s + sum_i softplus(summed_bias_i + (W^T s)_i))``.
 
     ``s`` runs over all ``2 ** W.shape[0]`` binary states of the enumerated
-    layer (ALGORITHMS.md section 1). Blocks of states are processed in parallel
-    and combined in a fixed order, so the result does not depend on the thread
-    count.
+    layer (Gray-code enumeration; the layer with fewer units is enumerated).
+    Up to ``2 ** _BLOCK_BITS`` states are one block, enumerated serially:
+    starting numba's threads costs more than such a block (milliseconds when
+    the cores are busy, for a conditional RBM's per-row enumeration of a few
+    states); larger ones go to :func:`_log_partition_blocks`.
     """
+    if W.shape[0] <= _BLOCK_BITS:
+        first = np.int64(0)  # typed as the parallel path's: one specialisation
+        running_max, running_sum = _enumerate_block(
+            W, summed_bias, enumerated_bias, first, 1 << W.shape[0]
+        )
+        return running_max + np.log(running_sum)
+    return _log_partition_blocks(W, summed_bias, enumerated_bias)
+
+
+@jit(parallel=True)
+def _log_partition_blocks(W, summed_bias, enumerated_bias):
+    """:func:`log_partition_enumerate` by blocks of states processed in
+    parallel and combined in a fixed order, so the result does not depend on
+    the thread count."""
     n_enum = W.shape[0]
-    block_bits = min(n_enum, _BLOCK_BITS)
-    block_size = 1 << block_bits
-    n_blocks = 1 << (n_enum - block_bits)
+    block_size = 1 << _BLOCK_BITS
+    n_blocks = 1 << (n_enum - _BLOCK_BITS)
     maxima = np.empty(n_blocks)
     sums = np.empty(n_blocks)
     for block in numba.prange(n_blocks):
@@ -143,21 +161,27 @@ def _ais_weights_and_hidden_(log_w, A, V, c, bias_shift, beta, beta_prev, key, s
         log_w[r] += increment
 
 
+@vector_jit
+def _annealed_visible_bias_(out, base_bias, b, beta):
+    """In place: ``out = (1 - beta) base_bias + beta b``, the visible biases of
+    ``p_beta`` (its couplings and hidden biases are ``beta W`` and ``beta c``)."""
+    for i in range(out.shape[0]):
+        out[i] = (1.0 - beta) * base_bias[i] + beta * b[i]
+
+
 @jit
 def ais_log_weights(W, b, c, base_bias, betas, n_chains, rng):
     """Annealed importance sampling from the base-rate model to the RBM.
 
-        Salakhutdinov & Murray (2008), ALGORITHMS.md section 3. The intermediate
-        distributions are
-        ``p*_beta(v) = exp(((1-beta) base_bias + beta b)^T v)
-    prod_j (1 + exp(beta (W_j v + c_j)))``;
-        chains start from exact samples of the base model (``beta = 0``). At each
-        temperature one GEMM gives the hidden pre-activations ``V W^T``, used both
-        for the weight increment and for drawing ``h``; a second GEMM gives the
-        visible pre-activations for drawing ``v``: two matrix products per
-        temperature, the element-wise work fused around them (serially: see the
-    note on BLAS threads in ``gibbs.py``).
-        Returns the float64 log importance weights, one per chain.
+    Salakhutdinov & Murray (2008). The intermediate distributions are
+    ``p*_beta(v) = exp(((1-beta) base_bias + beta b)^T v)
+    prod_j (1 + exp(beta (W_j v + c_j)))``; chains start from exact samples of
+    the base model (``beta = 0``). At each temperature one GEMM gives the
+    hidden pre-activations ``V W^T``, used both for the weight increment and
+    for drawing ``h``; a second GEMM gives the visible pre-activations for
+    drawing ``v``: two matrix products per temperature, the element-wise work
+    fused around them (serially: see the note on BLAS threads in ``gibbs.py``).
+    Returns the float64 log importance weights, one per chain.
     """
     n_hidden, n_visible = W.shape
     bias_shift = (b - base_bias).astype(np.float64)
@@ -179,7 +203,83 @@ def ais_log_weights(W, b, c, base_bias, betas, n_chains, rng):
         # A now holds h ~ p_beta(h | v); draw v ~ p_beta(v | h).
         V = np.dot(A, W)
         V *= beta
-        for i in range(n_visible):
-            visible_bias[i] = (1.0 - beta) * base_bias[i] + beta * b[i]
+        _annealed_visible_bias_(visible_bias, base_bias, b, beta)
         add_bias_sample_(V, visible_bias, rng)
     return log_w
+
+
+@jit
+def _step_key(key, step):
+    """The key of sampling step ``step`` in the stream ``key``: two of the
+    stream's uniforms make a fresh 64-bit key, as ``new_key`` makes one from
+    two Generator draws."""
+    high = np.uint64(uniform(key, 2 * step) * _TWO_POW_53)
+    low = np.uint64(uniform(key, 2 * step + 1) * _TWO_POW_53)
+    return (high << np.uint64(11)) ^ low
+
+
+@jit
+def raise_log_weights(V_data, W, b, c, base_bias, betas, n_chains, keys):
+    """Reverse annealing from each data row down to the base-rate model.
+
+    RAISE, Burda, Grosse & Salakhutdinov (2015), Algorithm 1, on the path of
+    :func:`ais_log_weights` (``0 = beta_0 < ... < beta_K = 1``). Every row
+    ``v`` of ``V_data`` starts ``n_chains`` chains at ``v_K = v``; for
+    ``k = K, ..., 1`` a chain makes the Gibbs transition that leaves
+    ``p_{beta_k}`` invariant (``h ~ p_{beta_k}(h | v)``, then
+    ``v ~ p_{beta_k}(v | h)``), giving ``v_{k-1}``, and adds
+    ``log p*_{beta_{k-1}}(v_{k-1}) - log p*_{beta_k}(v_{k-1})``. Returned, of
+    shape ``(n_examples, n_chains)`` and float64, is that sum; the caller adds
+    ``log p*_1(v) - log Z_0`` (the free energy and the base model) to get the
+    log importance weight.
+
+    All ``n_examples * n_chains`` chains advance together: per temperature
+    one GEMM ``V W^T`` (the weight increment at ``beta_{k-1}``, ``beta_k``
+    and the hidden draw at ``beta_{k-1}`` share it, as in forward AIS) and one
+    GEMM ``beta_{k-1} H W`` for the visible draw. The path (the increment and
+    the conditionals of ``p_beta``) is that of forward AIS, in
+    ``_ais_weights_and_hidden_`` and ``_annealed_visible_bias_``; this
+    function only runs it backwards and keeps the books.
+
+    Random numbers are keyed per example: ``keys[e]`` (uint64) is the stream
+    of row ``e``, and sampling step ``s`` of its chains uses the key
+    ``_step_key(keys[e], s)`` with the counter ``chain * n_units + unit``. So
+    a row's chains draw the same numbers whichever rows share the call.
+    """
+    n_examples, n_visible = V_data.shape
+    n_hidden = W.shape[0]
+    V = np.empty((n_examples * n_chains, n_visible), dtype=W.dtype)
+    for e in range(n_examples):
+        for r in range(e * n_chains, (e + 1) * n_chains):
+            V[r] = V_data[e]
+    A = np.empty((n_examples * n_chains, n_hidden), dtype=W.dtype)
+    log_w = np.zeros(n_examples * n_chains)
+    bias_shift = (b - base_bias).astype(np.float64)
+    visible_bias = np.empty(n_visible, dtype=W.dtype)
+    top = betas.shape[0] - 1
+    for k in range(top, -1, -1):
+        # The state is v_k (the data at the top, else the draw of the
+        # transition at beta_{k+1}): add log p*_k(v_k) - log p*_{k+1}(v_k),
+        # then start the transition at beta_k with h ~ p_k(h | v_k). At the
+        # top beta_above = beta = 1 and the increment is exactly zero.
+        beta, beta_above = betas[k], betas[min(k + 1, top)]
+        gemm_(1.0, V, W.T, 0.0, A)
+        step = 2 * (top - k)
+        for e in range(n_examples):
+            rows = slice(e * n_chains, (e + 1) * n_chains)
+            _ais_weights_and_hidden_(
+                log_w[rows], A[rows], V[rows], c, bias_shift, beta, beta_above,
+                _step_key(keys[e], step), k > 0,
+            )  # fmt: skip
+        if k == 0:
+            break
+        # A holds h ~ p_beta(h | v_k); V becomes v ~ p_beta(v | h).
+        gemm_(beta, A, W, 0.0, V)
+        _annealed_visible_bias_(visible_bias, base_bias, b, beta)
+        for e in range(n_examples):
+            _add_bias_sample_keyed(
+                V[e * n_chains : (e + 1) * n_chains],
+                visible_bias,
+                _step_key(keys[e], step + 1),
+            )
+    return log_w.reshape((n_examples, n_chains))

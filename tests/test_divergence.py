@@ -1,0 +1,97 @@
+"""A step size that wrecks the model stops the fit with a FloatingPointError
+that names the step size, and keeps the parameters of the last good epoch
+(sklearn_rbm/_divergence.py: the model's likelihood is provably far below
+that of independent units). Before, these fits returned silently with weights
+of 1e3-1e7 and log-likelihoods thousands of nats below independent pixels."""
+
+import numpy as np
+import pytest
+
+from sklearn_rbm import ConditionalRBMRegressor, DCPBernoulliRBM, FrankWolfeRBM
+from sklearn_rbm._divergence import likelihood_ceiling
+from sklearn_rbm.datasets import flip_pixels, load_binary_digits, make_bars_and_stripes
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return load_binary_digits()[0][:500]
+
+
+def _independent_log_likelihood(X):
+    p = np.clip(X.mean(axis=0), 1e-3, 1 - 1e-3)
+    return float(np.mean(X @ np.log(p) + (1 - X) @ np.log(1 - p)))
+
+
+@pytest.mark.parametrize("solver", ["cd", "pcd", "cg", "sdcp", "csdcp"])
+def test_dcp_divergence_stops_and_keeps_the_last_good_epoch(digits, solver):
+    rbm = DCPBernoulliRBM(
+        n_components=16, solver=solver, learning_rate=1e6, n_iter=3, batch_size=20,
+        random_state=0,
+    )  # fmt: skip
+    with pytest.raises(FloatingPointError, match="Use a smaller learning_rate"):
+        rbm.fit(digits)
+    assert rbm.n_iter_ == 0  # the first epoch diverged: the initial model is kept
+    assert np.abs(rbm.components_).max() < 1.0
+    assert rbm.score(digits) > _independent_log_likelihood(digits) - 1.0
+    assert rbm.transform(digits).std() > 0  # not the dead all-zero features
+
+
+@pytest.mark.parametrize("solver", ["cd", "pcd", "cg", "sdcp", "csdcp"])
+def test_dcp_divergence_by_momentum(digits, solver):
+    rbm = DCPBernoulliRBM(
+        n_components=16, solver=solver, learning_rate=5.0, momentum=0.999,
+        n_iter=10, batch_size=20, random_state=0,
+    )  # fmt: skip
+    with pytest.raises(FloatingPointError, match="and less momentum"):
+        rbm.fit(digits)
+    assert rbm.n_iter_ < 10 and np.all(np.isfinite(rbm.components_))
+
+
+def test_dcp_partial_fit_divergence(digits):
+    rbm = DCPBernoulliRBM(n_components=8, learning_rate=0.05, random_state=0)
+    rbm.partial_fit(digits)
+    good = rbm.components_.copy()
+    rbm.set_params(learning_rate=1e6)
+    with pytest.raises(FloatingPointError, match="learning_rate=1e\\+06"):
+        rbm.partial_fit(digits)
+    np.testing.assert_array_equal(rbm.components_, good)
+
+
+@pytest.mark.parametrize("solver", ["cd", "cd-percloss", "mf", "bp", "mssvm", "lssvm"])
+def test_conditional_divergence_stops(digits, solver):
+    X = flip_pixels(digits, 0.1, random_state=0)
+    crbm = ConditionalRBMRegressor(
+        n_components=8, solver=solver, learning_rate=1e6, n_iter=2,
+        n_gibbs_steps=2, random_state=0,
+    )  # fmt: skip
+    with pytest.raises(FloatingPointError, match="learning_rate=1e\\+06"):
+        crbm.fit(X, digits)
+    assert np.abs(crbm.components_).max() < 1.0  # the initial weights, kept
+
+
+def test_frank_wolfe_visible_rate_divergence(digits):
+    fw = FrankWolfeRBM(
+        max_components=4, visible_learning_rate=1e6, n_samples_per_step=50,
+        validation_fraction=None, random_state=0,
+    )  # fmt: skip
+    with pytest.raises(FloatingPointError, match="visible_learning_rate=1e\\+06"):
+        fw.fit(digits)
+    assert fw.score(digits) > _independent_log_likelihood(digits) - 1.0
+
+
+@pytest.mark.parametrize("solver", ["cd", "pcd", "cg", "sdcp", "csdcp"])
+def test_healthy_fits_are_not_flagged(solver):
+    """Large but sane rates on bars & stripes (Upadhya & Sastry use 0.3-0.5)."""
+    X = make_bars_and_stripes()
+    DCPBernoulliRBM(
+        n_components=4, solver=solver, learning_rate=0.5, batch_size=14,
+        n_iter=300, n_gibbs_steps=4, random_state=0,
+    ).fit(X)  # fmt: skip
+
+
+def test_the_ceiling_bounds_the_exact_log_likelihood(digits):
+    """mean log p~ - max log p~ >= mean log p, for any model (Z >= max p~)."""
+    rbm = DCPBernoulliRBM(n_components=10, n_iter=2, random_state=0).fit(digits)
+    log_p = rbm.score_samples(digits)
+    log_p_tilde = log_p + rbm.log_partition_function().log_z
+    assert likelihood_ceiling(log_p_tilde) >= log_p.mean()
