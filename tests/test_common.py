@@ -53,7 +53,11 @@ INSTANCES = [
         )
         for solver in ("cd", "cd-percloss", "mf", "bp", "mssvm", "lssvm")
     ),
-    *(FVBMPseudoLikelihood(solver=solver) for solver in ("bslm", "ga", "mm", "lbfgs")),
+    *(
+        FVBMPseudoLikelihood(solver=solver)
+        for solver in ("newton", "nodewise", "bslm", "ga", "mm", "lbfgs")
+    ),
+    FVBMPseudoLikelihood(penalty="l1", alpha=0.01),
 ]
 
 # Checks an estimator is known to fail, with the reason.
@@ -151,6 +155,8 @@ DOMAINS = {
 
 def _name(estimator):
     setting = getattr(estimator, "solver", getattr(estimator, "unit_scale", ""))
+    if getattr(estimator, "penalty", None) == "l1":
+        setting += "-l1"
     return f"{type(estimator).__name__}-{setting}"
 
 

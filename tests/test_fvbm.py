@@ -21,12 +21,6 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV
-from sklearn.utils import estimator_checks
-from sklearn.utils.estimator_checks import (
-    check_param_validation,
-    parametrize_with_checks,
-)
-from threadpoolctl import threadpool_limits
 
 from sklearn_rbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
 from sklearn_rbm import _fvbm_diagnostics as diagnostics
@@ -38,6 +32,7 @@ from sklearn_rbm._fvbm_joint import (
 )
 from sklearn_rbm._fvbm_model import distinct_rows, pack, unpack
 from sklearn_rbm._kernels import fvbm as kernels
+from sklearn_rbm._utils import one_blas_thread
 from sklearn_rbm.datasets import make_fvbm, sample_fvbm
 
 SOLVERS = ["bslm", "ga", "mm", "lbfgs"]
@@ -127,7 +122,7 @@ def theta_of(est):
 @pytest.fixture(autouse=True)
 def single_threaded_blas():
     """The oracles' matrices are small: BLAS threads only cost, a lot on busy cores."""
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         yield
 
 
@@ -1057,47 +1052,84 @@ def test_queries_before_fit_raise():
         FVBMPseudoLikelihood().sample(3)
 
 
-# ---------------------------------------------------------------------------
-# scikit-learn's estimator checks
+def test_sparse_X_is_refused_with_the_fix(well_posed):
+    # {0, 1} data become dense spins (0 -> -1): nothing in the arithmetic
+    # could use the sparsity, so sparse X is refused with the conversion.
+    import scipy.sparse
 
-# scikit-learn maps its random check data into an estimator's domain through
-# ``_enforce_estimator_tags_X`` (shifting it for positive-only estimators,
-# rounding it for categorical ones); a binary-only model has no tag for that,
-# so the checks run with the same data binarised at each column's median.
-
-
-def _binarised_check_data(estimator, X, X_test=None, **kwargs):
-    threshold = np.median(X, axis=0)
-
-    def binarise(A):
-        return (A > threshold).astype(A.dtype)
-
-    return binarise(X) if X_test is None else (binarise(X), binarise(X_test))
+    X = scipy.sparse.csr_matrix((well_posed[0][:500] > 0).astype(float))
+    with pytest.raises(TypeError, match=r"dense data is required.*\.toarray\(\)"):
+        FVBMPseudoLikelihood().fit(X)
+    est = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(X.toarray())
+    with pytest.raises(TypeError, match=r"\.toarray\(\)"):
+        est.score_samples(X)
 
 
-def expected_failed_checks(estimator):
-    return {
-        "check_positive_only_tag_during_fit": (
-            "feeds continuous data with negative values directly (not through "
-            "the domain mapping); FVBMPseudoLikelihood accepts only binary X"
-        )
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda est: est.confidence_intervals("x"), r"'alpha' parameter .* Got 'x'"),
+        (lambda est: est.confidence_intervals(1.5), r"range \(0(\.0)?, 1(\.0)?\)"),
+        (lambda est: est.sample(0), r"'n_samples' parameter .* Got 0"),
+        (lambda est: est.sample(2, burn_in=-1), r"'burn_in' parameter .* Got -1"),
+        (lambda est: est.sample(2, thinning="x"), r"'thinning' parameter"),
+        (lambda est: est.sample(2, random_state="x"), r"'random_state' parameter"),
+    ],
+    ids=["ci-str", "ci-range", "n_samples", "burn_in", "thinning", "random_state"],
+)
+def test_bad_arguments_to_methods_raise_value_errors(well_posed, call, message):
+    est = FVBMPseudoLikelihood(compute_std=True).fit(well_posed[0][:500])
+    with pytest.raises(ValueError, match=message):
+        call(est)
+
+
+def test_sample_fvbm_rejects_bad_shapes():
+    with pytest.raises(ValueError, match=r"intercept must be 1-D.*\(1, 2\)"):
+        sample_fvbm(np.zeros((2, 2)), np.zeros((1, 2)), 5)
+    with pytest.raises(ValueError, match=r"shape \(3, 3\) to match .* \(3, 2\)"):
+        sample_fvbm(np.zeros((3, 2)), np.zeros(3), 5)
+
+
+def test_occlude_patches_rejects_a_bad_image_shape():
+    from sklearn_rbm.datasets import occlude_patches
+
+    images = np.ones((2, 12))
+    for shape in [(3, 2, 2), (-3, -4), (3.0, 4.0), ("a", 4)]:
+        with pytest.raises(ValueError, match="pair of positive ints"):
+            occlude_patches(images, 2, image_shape=shape)
+    with pytest.raises(ValueError, match=r"holds 10 pixels but the images have 12"):
+        occlude_patches(images, 2, image_shape=(2, 5))
+
+
+def test_absurd_sizes_are_refused_before_allocating(well_posed, monkeypatch):
+    from sklearn_rbm import _utils, datasets
+
+    monkeypatch.setattr(_utils, "_machine_memory", lambda: 16 * 2**30)  # 16 GiB
+    coupling = np.zeros((5, 5))
+    est = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(well_posed[0])
+    images = np.zeros((3, 16))
+    calls = {
+        "n_samples=1000000000 with 5 features": [
+            lambda: datasets.make_fvbm(10**9, 5),
+            lambda: datasets.sample_fvbm(coupling, np.zeros(5), 10**9),
+        ],
+        "n_samples=1000000000 with 6 features": [lambda: est.sample(10**9)],
+        "n_features=1000000": [
+            lambda: datasets.make_fvbm(10, 10**6),
+            lambda: datasets.make_shifting_bar(10**6),
+        ],
+        "n_samples=1000000000 with size=3": [
+            lambda: datasets.make_bars_and_stripes(10**9)
+        ],
+        "n_samples=None with size=40": [
+            lambda: datasets.make_bars_and_stripes(size=40)
+        ],
+        "n_draws=1000000000 with 3 images of 16 pixels": [
+            lambda: datasets.flip_pixels(images, 0.1, n_draws=10**9),
+            lambda: datasets.occlude_patches(images, 2, n_draws=10**9),
+        ],
     }
-
-
-CHECKED = [FVBMPseudoLikelihood(solver=solver) for solver in SOLVERS]
-
-
-@parametrize_with_checks(CHECKED, expected_failed_checks=expected_failed_checks)
-def test_sklearn_estimator_checks(estimator, check, monkeypatch):
-    monkeypatch.setattr(
-        estimator_checks, "_enforce_estimator_tags_X", _binarised_check_data
-    )
-    check(estimator)
-
-
-@pytest.mark.parametrize("estimator", CHECKED, ids=lambda est: est.solver)
-def test_parameter_validation(estimator, monkeypatch):
-    monkeypatch.setattr(
-        estimator_checks, "_enforce_estimator_tags_X", _binarised_check_data
-    )
-    check_param_validation(type(estimator).__name__, estimator)
+    for what, functions in calls.items():
+        for function in functions:
+            with pytest.raises(MemoryError, match=f"{what} needs about .* 16 GiB"):
+                function()
