@@ -430,8 +430,8 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
     def pseudo_log_likelihood(self, X):
         """Log pseudo-likelihood of each sample, ``sum_j log P(x_j | x_-j)``.
 
-        This is the fitted objective (seed eq. 2.1, one term per sample), not
-        the log-likelihood: see :meth:`score_samples` for that.
+        This is the fitted objective (Nguyen & Wood 2016, eq. 2.1, one term per
+        sample), not the log-likelihood: see :meth:`score_samples` for that.
 
         Parameters
         ----------

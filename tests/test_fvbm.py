@@ -1,7 +1,7 @@
-"""Tests of FVBMPseudoLikelihood: the seed's claims, exactness against brute force,
+"""Tests of FVBMPseudoLikelihood: Nguyen & Wood's claims, exactness against brute force,
 agreement with an independent optimiser, standard errors, and bad input.
 
-Reference: Nguyen & Wood (2016), Neural Computation 28 (the "seed").
+Reference: Nguyen & Wood (2016), Neural Computation 28.
 """
 
 import contextlib
@@ -45,7 +45,8 @@ JOINT_SOLVERS = ["newton", *SOLVERS]  # all maximise the joint log-PL
 
 
 def numpy_log_pl(theta, X, alpha=0.0):
-    """Mean log pseudo-likelihood (seed eq. 2.1 / n) minus the L2 penalty."""
+    """Mean log pseudo-likelihood (Nguyen & Wood 2016, eq. 2.1, over n) minus
+    the L2 penalty."""
     d = X.shape[1]
     b = theta[:d]
     M = np.zeros((d, d))
@@ -138,7 +139,7 @@ def reference_theta(well_posed):
 
 
 # ---------------------------------------------------------------------------
-# The seed's claims
+# Nguyen & Wood's claims
 
 
 @pytest.mark.parametrize(
@@ -223,7 +224,7 @@ def test_mm_bound_and_hessian_are_grams_of_the_field_gradients(well_posed):
 
 
 def test_ga_with_unit_step_is_bslm(well_posed):
-    # Seed Sec. 4: "the BSLM algorithm is the mu = 1 case of the GA algorithm".
+    # Nguyen & Wood (2016), Sec. 4: "the BSLM algorithm is the mu = 1 case of the GA algorithm".
     X = well_posed[0]
     bslm = FVBMPseudoLikelihood(solver="bslm", compute_std=False).fit(X)
     ga = FVBMPseudoLikelihood(solver="ga", step_size=1.0, compute_std=False).fit(X)
@@ -243,10 +244,10 @@ def test_mm_needs_fewer_iterations_than_bslm_at_d20():
 
 
 @pytest.mark.parametrize("n_features", [5, 10])
-def test_seed_simulation_mse_matches_its_standard_errors(n_features):
-    # The seed's protocol (n = 16,000, exact simulation) with well-posed couplings
+def test_nguyen_wood_simulation_mse_matches_its_standard_errors(n_features):
+    # Nguyen & Wood's protocol (n = 16,000, exact simulation) with well-posed couplings
     # N(0, 0.5 / d): the MSE to the truth is the estimator's variance, which
-    # the sandwich predicts; it sits far above the seed's 1e-6 - 1e-7.
+    # the sandwich predicts; it sits far above their published 1e-6 - 1e-7.
     X, coupling, intercept = make_fvbm(
         16000, n_features, coupling_variance=0.5 / n_features, random_state=n_features
     )
@@ -256,11 +257,11 @@ def test_seed_simulation_mse_matches_its_standard_errors(n_features):
     mse = np.mean(errors**2)
     # mse / predicted is about chi^2_p / p (p = 15 or 55 parameters).
     assert 0.3 < mse / predicted < 2.5, (mse, predicted)
-    assert mse > 1e-5  # not the seed's 1e-6 - 1e-7
+    assert mse > 1e-5  # not their published 1e-6 - 1e-7
 
 
-def test_seed_couplings_give_nonexistent_mple_and_it_is_detected():
-    # The seed's N(0, 0.5) couplings at d = 10: nearly frozen data, and for some
+def test_nguyen_wood_couplings_give_nonexistent_mple_and_it_is_detected():
+    # Nguyen & Wood's N(0, 0.5) couplings at d = 10: nearly frozen data, and for some
     # draws the MPLE does not exist. Each verdict is certified independently:
     # "does not exist" by a direction along which no conditional of the data
     # decreases (numpy), "exists" by a stationary point with a negative
