@@ -224,7 +224,8 @@ def test_mm_bound_and_hessian_are_grams_of_the_field_gradients(well_posed):
 
 
 def test_ga_with_unit_step_is_bslm(well_posed):
-    # Nguyen & Wood (2016), Sec. 4: "the BSLM algorithm is the mu = 1 case of the GA algorithm".
+    # Nguyen & Wood (2016), Sec. 4: "the BSLM algorithm is the mu = 1 case of
+    # the GA algorithm".
     X = well_posed[0]
     bslm = FVBMPseudoLikelihood(solver="bslm", compute_std=False).fit(X)
     ga = FVBMPseudoLikelihood(solver="ga", step_size=1.0, compute_std=False).fit(X)
