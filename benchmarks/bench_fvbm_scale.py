@@ -109,7 +109,7 @@ def row(name, seconds, iterations, value, best, reference=None):
     print(f"{name:<34} {seconds:9.2f} {iterations:>7} {gap:11.1e} {ratio:>7}")
 
 
-def compare(d, n_samples, with_peers, extras, stop_gap):
+def compare(d, n_samples, with_peers, extras, stop_gap, with_scipy=True):
     start = time.perf_counter()
     X, _, _ = make_fvbm(n_samples, d, coupling_variance=0.5 / d, random_state=d)
     drawn = time.perf_counter() - start
@@ -117,9 +117,10 @@ def compare(d, n_samples, with_peers, extras, stop_gap):
     ours_time, ours = timed(lambda: fit(X))
     values = {"ours": numpy_log_pl(theta_of(ours), X)[0]}
     results = {}
-    if with_peers:
+    if with_peers and with_scipy:
         trace, theta = scipy_trace(X, values["ours"], stop_gap)
         values["scipy"] = numpy_log_pl(theta, X)[0]
+    if with_peers:
         lr_time, lr_theta = timed(lambda: peer_nodewise_logistic(X))
         values["logistic"] = numpy_log_pl(lr_theta, X)[0]
     if extras:
@@ -138,7 +139,7 @@ def compare(d, n_samples, with_peers, extras, stop_gap):
     print(
         f"{'contender':<34} {'seconds':>9} {'iters':>7} {'rel. gap':>11} {'ratio':>7}"
     )
-    if with_peers:
+    if with_peers and with_scipy:
         scipy_time = time_to_reach(trace, best - RELATIVE_GAP * abs(best))
         reference = min(scipy_time, lr_time)
         row("scipy L-BFGS-B, numpy gradients", scipy_time, len(trace), best, best)
@@ -146,6 +147,8 @@ def compare(d, n_samples, with_peers, extras, stop_gap):
             f"{f'  (to {stop_gap:.0e} of ours, or stalled)':<34} {trace[-1, 0]:9.2f} "
             f"{len(trace):>7} {(best - values['scipy']) / abs(best):11.1e}"
         )
+    elif with_peers:
+        reference = lr_time
         row("node-wise LogisticRegression", lr_time, "", values["logistic"], best)
     row("ours, solver='newton' (default)", ours_time, ours.n_iter_,
         values["ours"], best, reference)  # fmt: skip
@@ -164,6 +167,9 @@ def main():
     parser.add_argument("--dims", type=int, nargs="+", default=[100, 200, 500])
     parser.add_argument("--peers-up-to", type=int, default=200,
                         help="largest d at which the peers run")  # fmt: skip
+    parser.add_argument("--scipy-up-to", type=int, default=200,
+                        help="largest d at which scipy runs (node-wise "
+                        "LogisticRegression runs up to --peers-up-to)")  # fmt: skip
     parser.add_argument("--confirm-up-to", type=int, default=100,
                         help="largest d at which scipy runs on to 1e-12 of ours "
                         "(beyond, it stops at the 1e-6 it is timed to)")  # fmt: skip
@@ -178,7 +184,8 @@ def main():
         for d in dims:
             extras = args.extras and d == min(dims) <= 100
             stop_gap = 1e-12 if d <= args.confirm_up_to else RELATIVE_GAP
-            compare(d, n_samples, d <= args.peers_up_to, extras, stop_gap)
+            peers, scipy = d <= args.peers_up_to, d <= args.scipy_up_to
+            compare(d, n_samples, peers, extras, stop_gap, scipy)
 
 
 if __name__ == "__main__":
