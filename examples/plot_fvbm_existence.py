@@ -10,8 +10,9 @@ logistic regression -- the log-PL keeps rising along a direction of the
 parameters and every solver's estimates run off to infinity. The estimate
 then depends only on when the solver was told to stop.
 
-The seed's own simulation set-up (couplings drawn from N(0, 0.5), n = 16,000)
-produces such data for most draws once d >= 10: the units are nearly frozen.
+Nguyen & Wood's (2016) own simulation set-up (couplings drawn from N(0, 0.5),
+n = 16,000) produces such data for most draws once d >= 10: the units are
+nearly frozen.
 :class:`~sklearn_rbm.FVBMPseudoLikelihood` checks existence exactly
 after each fit (``mple_exists_``) and warns; an L2 penalty ``alpha > 0``
 restores a finite estimate.
@@ -20,15 +21,16 @@ Set ``SKLEARN_RBM_EXAMPLE_QUICK=1`` for a smaller run.
 """
 
 # %%
-# Two draws of the seed's set-up at d = 10
-# ----------------------------------------
+# Two draws of Nguyen & Wood's set-up at d = 10
+# ---------------------------------------------
 import os
 import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from sklearn_rbm._fvbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning, make_fvbm
+from sklearn_rbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
+from sklearn_rbm.datasets import make_fvbm
 
 QUICK = os.environ.get("SKLEARN_RBM_EXAMPLE_QUICK", "0") == "1"
 BUDGETS = [10, 30, 100, 300] if QUICK else [10, 30, 100, 300, 1000, 3000]
@@ -60,7 +62,9 @@ for name, X in draws.items():
     for budget in BUDGETS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            est = FVBMPseudoLikelihood(tol=0.0, max_iter=budget, compute_std=False)
+            est = FVBMPseudoLikelihood(
+                solver="lbfgs", tol=0.0, max_iter=budget, compute_std=False
+            )
             est.fit(X)
         largest.append(max(np.abs(est.coupling_).max(), np.abs(est.intercept_).max()))
     grow.semilogx(BUDGETS, largest, "o-", label=name)

@@ -35,7 +35,14 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 
-from sklearn_rbm._fvbm import FVBMPseudoLikelihood, _pack, make_fvbm
+from sklearn_rbm import FVBMPseudoLikelihood
+from sklearn_rbm.datasets import make_fvbm
+
+
+def _pack(intercept, coupling):
+    """The parameter vector of Nguyen & Wood: intercepts, then upper couplings."""
+    return np.concatenate([intercept, coupling[np.triu_indices(len(intercept), 1)]])
+
 
 QUICK = os.environ.get("SKLEARN_RBM_EXAMPLE_QUICK", "0") == "1"
 N_SAMPLES = 2_000 if QUICK else 16_000
@@ -66,7 +73,7 @@ for ax, d in zip(np.atleast_1d(axes), DIMENSIONS, strict=True):
         est = bslm.fit(X)
         fits[d, rep] = est
         curve = est.pseudo_likelihood_curve_
-        assert np.all(np.diff(curve) >= -1e-12)  # the seed's Theorem 1
+        assert np.all(np.diff(curve) >= -1e-12)  # Nguyen & Wood's Theorem 1
         ax.plot(curve, color=f"C{rep}")
         rise_ax.plot(
             np.log10(np.maximum(np.diff(curve), 1e-16)), "--", color=f"C{rep}", lw=0.8

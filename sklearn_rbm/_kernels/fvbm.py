@@ -22,8 +22,8 @@ Conventions of this module
   which the addition formula for ``tanh`` does not achieve. Overflow of ``E`` to
   ``inf`` (``a > 354``) or underflow to 0 gives ``tanh = +-1``, never NaN.
 * The parameter vector ``theta`` of the joint solvers is ``[b, M[triu(d, 1)]]``
-  (the seed's parameter vector); ``index[j, k]`` is the position in ``theta`` of
-  the coefficient that multiplies ``z_ijk`` in ``a_ij``, where ``z_ij`` is row
+  (Nguyen & Wood's); ``index[j, k]`` is the position in ``theta`` of the
+  coefficient that multiplies ``z_ijk`` in ``a_ij``, where ``z_ij`` is row
   ``i`` with entry ``j`` replaced by 1 (so ``index[j, j]`` is ``b_j``).
 """
 
@@ -59,7 +59,8 @@ def _log_cosh_from_exp2(a, e):
 @jit
 def _conditional(x, a):
     """``(log P(x | a), tanh a, exp(2a))`` for one unit with value ``x = +-1`` and
-    field ``a``: ``log P = x a - log cosh a - log 2`` (the summand of seed eq. 2.1).
+    field ``a``: ``log P = x a - log cosh a - log 2`` (the summand of
+    Nguyen & Wood 2016, eq. 2.1).
     """
     e = np.exp(2.0 * a)
     return x * a - _log_cosh_from_exp2(a, e) - LOG2, _tanh_from_exp2(e), e
@@ -85,7 +86,7 @@ def conditional_terms(X, b, M):
     """Log-conditionals ``log P(x_ij | x_i,-j)`` and ``tanh(a_ij)``, both ``(n, d)``.
 
     ``log P(x_ij | rest) = x_ij a_ij - log cosh(a_ij) - log 2``: the summand of
-    the log pseudo-likelihood (seed eq. 2.1).
+    the log pseudo-likelihood (Nguyen & Wood 2016, eq. 2.1).
     """
     A = predictors(X, b, M)
     n, d = A.shape
@@ -97,38 +98,8 @@ def conditional_terms(X, b, M):
     return log_cond, T
 
 
-@jit
-def pseudo_log_likelihood_gradient(X, w, b, M):
-    """Weighted mean log pseudo-likelihood and its exact gradient.
-
-    Returns ``value = sum_i w_i sum_j log P(x_ij | rest)`` (seed eq. 2.1 divided
-    by n), ``grad_b[j] = sum_i w_i (x_ij - tanh a_ij)`` and the symmetric
-    ``grad_M[j, k] = sum_i w_i [x_ik (x_ij - t_ij) + x_ij (x_ik - t_ik)]``, the
-    derivative with respect to the single parameter ``m_jk = m_kj`` (zero
-    diagonal).
-    """
-    A = predictors(X, b, M)
-    n, d = A.shape
-    value = 0.0
-    grad_b = np.zeros(d)
-    G = np.zeros((d, d))
-    for i in range(n):
-        wi = w[i]
-        for j in range(d):
-            log_p, t, _ = _conditional(X[i, j], A[i, j])
-            value += wi * log_p
-            r = wi * (X[i, j] - t)
-            grad_b[j] += r
-            for k in range(d):
-                G[j, k] += r * X[i, k]
-    grad_M = G + G.T
-    for j in range(d):
-        grad_M[j, j] = 0.0
-    return value, grad_b, grad_M
-
-
 # ---------------------------------------------------------------------------
-# BSLM / gradient-ascent sweep (seed updates 2.4, 2.7 and 4.1, 4.2)
+# BSLM / gradient-ascent sweep (Nguyen & Wood 2016, updates 2.4, 2.7, 4.1, 4.2)
 
 
 @jit
@@ -177,10 +148,11 @@ def bslm_sweep(X, XT, w, ones, b, M, ET, TT, step, alpha):
     b-step (eq. 2.4) for ``j = 1..d``, then M-step (eq. 2.7) over ``j < k`` in
     lexicographic order, each coordinate maximising the quadratic minorant with
     curvature ``1`` (intercepts) or ``2`` (couplings) per sample, which bounds
-    ``-d^2/dtheta^2`` of the mean log-PL (seed, proof of Theorem 1). ``step``
-    is the gradient-ascent step ``mu`` of eqs. 4.1-4.2 (``mu = 1`` is BSLM;
-    ``mu <= 1`` keeps monotonicity). The L2 penalty ``alpha / 2 * ||theta||^2``
-    adds ``alpha`` to both curvatures, so the minorant stays exact for it.
+    ``-d^2/dtheta^2`` of the mean log-PL (Nguyen & Wood 2016, proof of
+    Theorem 1). ``step`` is the gradient-ascent step ``mu`` of eqs. 4.1-4.2
+    (``mu = 1`` is BSLM; ``mu <= 1`` keeps monotonicity). The L2 penalty
+    ``alpha / 2 * ||theta||^2`` adds ``alpha`` to both curvatures, so the
+    minorant stays exact for it.
 
     ``b``, ``M`` (the solver's own work copies) and the predictor state ``ET``,
     ``TT`` (layout (d, n)) are updated in place; ``ET``, ``TT`` must be current
@@ -212,7 +184,7 @@ def bslm_sweep(X, XT, w, ones, b, M, ET, TT, step, alpha):
 
 
 # ---------------------------------------------------------------------------
-# Curvature of the log-PL and per-sample scores (MM solver, sandwich errors)
+# The dense curvature of the log-PL and per-sample scores (diagnostics)
 
 
 @jit
@@ -231,35 +203,50 @@ def parameter_index(d):
 
 
 @jit
-def node_gram(X, W, index):
-    """``sum_i sum_j W_ij z_ij z_ij^T`` scattered into the ``p x p`` parameter space.
+def pair_products(X, out):
+    """``out[i, q] = x_ik x_il`` for the ``q``-th pair ``k < l`` (row-major).
 
-    ``a_ij`` is linear in ``theta`` with gradient ``z_ij`` (at positions
-    ``index[j]``), so with ``W_ij = w_i`` this is the fixed curvature bound of
-    the MM solver (``d^2 log cosh / da^2 <= 1``) and with ``W_ij = w_i (1 -
-    tanh^2 a_ij)`` it is minus the Hessian of the mean log-PL. Each unit's
-    ``d x d`` block is accumulated densely, then scattered once. Plain loops,
-    not BLAS: as fast as single-threaded BLAS at these sizes, independent of
-    the thread count, and immune to oversubscribed BLAS threads.
+    ``out^T D`` then holds ``sum_i D_ij x_ik x_il`` for every unit ``j`` and
+    pair: the off-diagonal entries of all ``d`` node blocks in one product.
     """
     n, d = X.shape
-    blocks = np.zeros((d, d, d))
-    z = np.empty(d)
     for i in range(n):
-        for j in range(d):
-            wij = W[i, j]
-            for k in range(d):
-                z[k] = X[i, k]
-            z[j] = 1.0
-            for k in range(d):
-                wz = wij * z[k]
-                for m in range(d):
-                    blocks[j, k, m] += wz * z[m]
-    return _scatter_blocks(blocks, index)
+        q = 0
+        for k in range(d - 1):
+            xk = X[i, k]
+            for m in range(k + 1, d):
+                out[i, q] = xk * X[i, m]
+                q += 1
 
 
 @jit
-def _scatter_blocks(blocks, index):
+def node_blocks(pair_moments, DX, column_sums):
+    """Unit ``j``'s block ``Z_j^T diag(D_j) Z_j`` for every ``j``, shape (d, d, d).
+
+    ``z_ij`` is row ``i`` with entry ``j`` replaced by 1, so the block holds
+    ``sum_i D_ij x_ik x_il`` (``pair_moments[q, j]``) off row and column
+    ``j``, ``sum_i D_ij x_il`` (``DX[j, l]``) on them, and ``sum_i D_ij`` on
+    the diagonal (``x^2 = 1``).
+    """
+    d = column_sums.shape[0]
+    blocks = np.empty((d, d, d))
+    for j in range(d):
+        q = 0
+        for k in range(d):
+            blocks[j, k, k] = column_sums[j]
+            for m in range(k + 1, d):
+                blocks[j, k, m] = pair_moments[q, j]
+                blocks[j, m, k] = pair_moments[q, j]
+                q += 1
+        for m in range(d):
+            blocks[j, j, m] = DX[j, m]
+            blocks[j, m, j] = DX[j, m]
+        blocks[j, j, j] = column_sums[j]
+    return blocks
+
+
+@jit
+def scatter_blocks(blocks, index):
     """Sum unit ``j``'s ``d x d`` block into the ``p x p`` parameter space."""
     d = blocks.shape[0]
     p = d + d * (d - 1) // 2
@@ -272,50 +259,23 @@ def _scatter_blocks(blocks, index):
 
 
 @jit
-def bound_curvature(X, w, index):
-    """:func:`node_gram` with ``W_ij = w_i``: the fixed curvature of the MM bound.
-
-    Since ``x_ij^2 = 1``, unit ``j``'s block ``sum_i w_i z_ij z_ij^T`` is the
-    weighted second-moment matrix ``C = X^T diag(w) X`` with row and column
-    ``j`` replaced by the weighted means (and 1 on the diagonal): O(n d^2)
-    instead of O(n d^3).
+def packed_scores(X, R, out):
+    """Each row's score in the packed parameter space: ``out[i] = sum_j R_ij
+    z_ij`` arranged as ``theta = [b, M[triu(d, 1)]]``, i.e. ``R_ij`` for
+    ``b_j`` and ``R_ij x_ik + R_ik x_ij`` for ``m_jk`` (it enters both
+    conditionals). Written row by row in packed order (``out`` is ``n x p``).
     """
     n, d = X.shape
-    C = np.zeros((d, d))
-    mean = np.zeros(d)
-    for i in range(n):
-        for k in range(d):
-            wx = w[i] * X[i, k]
-            mean[k] += wx
-            for m in range(d):
-                C[k, m] += wx * X[i, m]
-    total = w.sum()
-    blocks = np.empty((d, d, d))
-    for j in range(d):
-        blocks[j] = C
-        blocks[j, j, :] = mean
-        blocks[j, :, j] = mean
-        blocks[j, j, j] = total
-    return _scatter_blocks(blocks, index)
-
-
-@jit
-def per_sample_scores(X, T, index):
-    """Gradient of each row's log-PL with respect to ``theta``, shape ``(n, p)``.
-
-    Row ``i`` is ``sum_j (x_ij - tanh a_ij) z_ij`` scattered by ``index``: the
-    per-sample score whose covariance is the "meat" of the sandwich.
-    """
-    n, d = X.shape
-    p = d + d * (d - 1) // 2
-    S = np.zeros((n, p))
     for i in range(n):
         for j in range(d):
-            r = X[i, j] - T[i, j]
-            for k in range(d):
-                z = 1.0 if k == j else X[i, k]
-                S[i, index[j, k]] += r * z
-    return S
+            out[i, j] = R[i, j]
+        pos = d
+        for j in range(d - 1):
+            rj = R[i, j]
+            xj = X[i, j]
+            for k in range(j + 1, d):
+                out[i, pos] = rj * X[i, k] + R[i, k] * xj
+                pos += 1
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,339 @@
+"""The solvers of :class:`~sklearn_rbm.FVBMPseudoLikelihood` and their table.
+
+Every solver maximises a penalised log pseudo-likelihood and records its
+progress in a :class:`~sklearn_rbm._fvbm_objective.Monitor`; ``_SOLVERS``
+says what each name means. A solver is called as ``solve(problem,
+intercept, coupling, estimator, settings)`` with the starting point and
+returns ``(intercept, coupling, monitor)``.
+
+* 'newton': truncated Newton on all parameters at once. Each step solves the
+  Newton system by preconditioned conjugate gradients with exact
+  Hessian-vector products (two matrix products each, :mod:`._fvbm_joint`);
+  with an L1 penalty it is the orthant-wise variant (Andrew & Gao 2007; Byrd,
+  Chin, Nocedal & Oztoprak 2016): Newton on the free coordinates, iterates
+  projected onto the orthant of the current point, so couplings reach exact
+  zeros.
+* 'nodewise': the same Newton iteration on each unit's logistic regression
+  separately (Ravikumar, Wainwright & Lafferty 2010), groups of units in
+  parallel through joblib; the couplings are then symmetrised.
+* 'mm': the lower bound of Nguyen & Wood (2016) on every conditional at once,
+  maximised by conjugate gradients on its fixed curvature (never formed).
+* 'bslm', 'ga': Nguyen & Wood's coordinate-wise algorithm (compiled sweep).
+* 'lbfgs': scipy's L-BFGS-B with the exact gradient.
+"""
+
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.optimize
+from joblib import Parallel, delayed, effective_n_jobs
+
+from ._fvbm_joint import (
+    NodeGramPreconditioner,
+    PseudoLikelihood,
+    conjugate_gradient,
+    split_theta,
+    theta_matrix,
+)
+from ._fvbm_model import pack, unpack
+from ._fvbm_objective import Monitor
+from ._kernels import fvbm as kernels
+from ._utils import one_blas_thread
+
+# A Newton system is solved to this relative residual: tight enough for
+# Newton's fast local convergence, loose enough to stop CG early (Dembo,
+# Eisenstat & Steihaug 1982 call it the forcing term).
+_NEWTON_FORCING = 0.1
+_NEWTON_MAX_CG_STEPS = 200
+# The MM bound is fixed for the whole fit, so its system is solved fully.
+_MM_RTOL = 1e-10
+_MM_MAX_CG_STEPS = 500
+_ARMIJO = 1e-4
+_MAX_HALVINGS = 40
+
+
+# ---------------------------------------------------------------------------
+# Newton's method (joint and node-wise)
+
+
+class _NewtonState:
+    """A Newton iterate: ``Theta``, the objective there, its smooth gradient,
+    the preconditioner for the Hessian there, and the estimated next rise."""
+
+    def __init__(self, objective, Theta):
+        self.objective = objective
+        self.Theta = Theta
+        self.value, self.gradient = objective.derivatives(Theta)
+        self._prepare()
+
+    def _prepare(self):
+        """The ascent direction and preconditioner at ``Theta``, and the rise
+        a Newton step could bring, ``<v, M v> / 2`` with ``M`` the
+        preconditioner: it underestimates the curvature (one curvature per row
+        and unit scale, each coupling's two units solved apart), so this
+        overestimates the rise, by 1 to 25 times in our runs."""
+        objective = self.objective
+        self.ascent = _pseudo_gradient(objective, self.Theta, self.gradient)
+        self.free = ((self.Theta != 0.0) | (self.ascent != 0.0)).astype(np.float64)
+        self.precondition = objective.preconditioner()
+        direction = self.precondition(self.ascent) * self.free
+        self.next_rise = 0.5 * objective.inner(self.ascent, direction)
+
+    def move(self, Theta):
+        self.Theta = Theta
+        self.value, self.gradient = self.objective.derivatives(Theta)
+        self._prepare()
+
+
+def _pseudo_gradient(objective, Theta, gradient):
+    """Steepest ascent of the objective with its L1 term (Andrew & Gao 2007).
+
+    Off zero the L1 term is smooth; at zero a coordinate moves only if its
+    gradient beats the penalty, and then by the excess.
+    """
+    if not objective.has_l1:
+        return gradient
+    lam = objective.l1
+    ascent = gradient - lam * np.sign(Theta)
+    zero = Theta == 0.0
+    g, threshold = gradient[zero], lam[zero]
+    ascent[zero] = np.where(
+        g > threshold, g - threshold, np.where(g < -threshold, g + threshold, 0.0)
+    )
+    return ascent
+
+
+def _newton_iteration(state):
+    """One (orthant-wise) truncated Newton step with a backtracking line search.
+
+    Returns the number of conjugate-gradient steps; ``state`` moves to the new
+    point (or stays, when no step raises the objective: converged).
+    """
+    objective, Theta, ascent, free = (
+        state.objective,
+        state.Theta,
+        state.ascent,
+        state.free,
+    )
+    step, n_steps = conjugate_gradient(
+        lambda V: objective.hessian_product(V) * free,
+        ascent,
+        lambda R: state.precondition(R) * free,
+        objective.inner,
+        _NEWTON_FORCING,
+        _NEWTON_MAX_CG_STEPS,
+    )
+    orthant = np.where(Theta != 0.0, np.sign(Theta), np.sign(ascent))
+    crossing = objective.l1 > 0.0
+    t = 1.0
+    for _ in range(_MAX_HALVINGS):
+        trial = Theta + t * step
+        if objective.has_l1:  # stay in the orthant: a crossing coupling stops at 0
+            trial[crossing & (np.sign(trial) != orthant)] = 0.0
+        value = objective.value(trial)
+        if value >= state.value + _ARMIJO * objective.inner(ascent, trial - Theta):
+            state.move(trial)
+            return n_steps
+        t *= 0.5
+    state.next_rise = 0.0  # no step raises the objective: converged
+    return n_steps
+
+
+def _objective(problem, estimator, units=None):
+    return PseudoLikelihood(
+        problem.X,
+        problem.w,
+        units=units,
+        alpha_l2=problem.alpha if estimator.penalty == "l2" else 0.0,
+        alpha_l1=problem.alpha if estimator.penalty == "l1" else 0.0,
+        hessian_dtype=np.float32,
+    )
+
+
+def _solve_newton(problem, intercept, coupling, estimator, settings):
+    """Truncated Newton on all parameters (see the module docstring)."""
+    state = _NewtonState(
+        _objective(problem, estimator), theta_matrix(intercept, coupling)
+    )
+    monitor = Monitor(state.value, problem.n_samples, estimator)
+    for _ in range(estimator.max_iter):
+        n_steps = _newton_iteration(state)
+        if monitor.record(state.value, state.next_rise, cg_steps=n_steps):
+            break
+    return (*split_theta(state.Theta), monitor)
+
+
+def _solve_nodewise(problem, intercept, coupling, estimator, settings):
+    """Each unit's penalised logistic regression, then symmetric couplings.
+
+    Ravikumar, Wainwright & Lafferty (2010) estimate each unit's neighbourhood
+    by an L1-penalised logistic regression on the other units; here every
+    unit's regression is fitted by the Newton iteration of 'newton', the units
+    split into ``n_jobs`` groups run in parallel. The couplings are the means
+    ``(w_jk + w_kj) / 2`` of the two regressions; with an L1 penalty a
+    coupling is nonzero only if both are (their "AND" rule). The recorded
+    objective is the sum of the units' objectives.
+    """
+    d = problem.n_features
+    groups = np.array_split(np.arange(d), min(d, effective_n_jobs(estimator.n_jobs)))
+    Theta = theta_matrix(intercept, coupling)
+    states = [
+        _NewtonState(_objective(problem, estimator, units), Theta[:, units].copy())
+        for units in groups
+    ]
+    monitor = Monitor(sum(s.value for s in states), problem.n_samples, estimator)
+    # The jobs are the parallelism: one BLAS thread each.
+    blas = one_blas_thread() if len(groups) > 1 else nullcontext()
+    with blas, Parallel(n_jobs=len(groups), prefer="threads") as parallel:
+        for _ in range(estimator.max_iter):
+            steps = parallel(delayed(_newton_iteration)(s) for s in states)
+            value = sum(s.value for s in states)
+            next_rise = sum(s.next_rise for s in states)
+            if monitor.record(value, next_rise, cg_steps=sum(steps)):
+                break
+    W = np.hstack([s.Theta for s in states])
+    intercept = np.diagonal(W).copy()
+    coupling = 0.5 * (W + W.T)
+    if problem.alpha > 0 and estimator.penalty == "l1":
+        coupling[(W == 0.0) | (W.T == 0.0)] = 0.0
+    coupling[np.diag_indices(d)] = 0.0
+    return intercept, coupling, monitor
+
+
+# ---------------------------------------------------------------------------
+# Nguyen & Wood's lower bound: coordinate-wise (BSLM, GA) and joint (MM)
+
+
+def _solve_coordinate(problem, intercept, coupling, estimator, settings):
+    """BSLM, or gradient ascent with ``step_size`` (Nguyen & Wood 2016, updates
+    2.4 and 2.7, and 4.1-4.2): one compiled sweep per iteration."""
+    step_size = estimator.step_size if settings.uses_step_size else 1.0
+    X, w, alpha = problem.X, problem.w, problem.alpha
+    XT = np.ascontiguousarray(X.T)
+    ones = np.ones(X.shape[0])
+    intercept, coupling = intercept.copy(), coupling.copy()
+    ET = np.empty(XT.shape)
+    TT = np.empty(XT.shape)
+    log_pl = kernels.bslm_resync(X, w, intercept, coupling, ET, TT)
+    monitor = Monitor(
+        log_pl - problem.penalty(intercept, coupling), problem.n_samples, estimator
+    )
+    for _ in range(estimator.max_iter):
+        log_pl = kernels.bslm_sweep(
+            X, XT, w, ones, intercept, coupling, ET, TT, step_size, alpha
+        )
+        if monitor.record(log_pl - problem.penalty(intercept, coupling)):
+            break
+    return intercept, coupling, monitor
+
+
+def _solve_mm(problem, intercept, coupling, estimator, settings):
+    """Minorise-maximise on the whole parameter vector at once.
+
+    Since ``d^2/da^2 log cosh(a) <= 1``, ``f(theta + delta) >= f(theta) +
+    g^T delta - 1/2 delta^T B delta`` with ``B = sum_i w_i sum_j z_ij z_ij^T +
+    alpha I`` fixed by the data (the argument of Nguyen & Wood's Theorem 1
+    applied to the full vector). Each step maximises the bound, ``delta =
+    B^{-1} g``, by conjugate gradients with ``O(d^3)`` products with ``B``
+    (:meth:`NodeGramPreconditioner.block_product`), which also
+    preconditions them. Any truncated solve still raises the bound, so the
+    iteration is monotone like BSLM.
+    """
+    objective = _objective(problem, estimator)
+    d = problem.n_features
+    # The ridge keeps B positive definite when a feature is constant (then the
+    # MPLE does not exist anyway); a larger B is still a valid bound.
+    bound = NodeGramPreconditioner(
+        problem.X, problem.w, np.ones(d), 1e-10, objective.units, True
+    )
+    Theta = theta_matrix(intercept, coupling)
+    value, gradient = objective.derivatives(Theta)
+    monitor = Monitor(value, problem.n_samples, estimator)
+    for _ in range(estimator.max_iter):
+        step, n_steps = conjugate_gradient(
+            lambda V: bound.block_product(V) + objective.l2 * V,
+            gradient,
+            bound,
+            objective.inner,
+            _MM_RTOL,
+            _MM_MAX_CG_STEPS,
+        )
+        Theta = Theta + step
+        value, gradient = objective.derivatives(Theta)
+        if monitor.record(value, cg_steps=n_steps):
+            break
+    return (*split_theta(Theta), monitor)
+
+
+def _solve_lbfgs(problem, intercept, coupling, estimator, settings):
+    """scipy's L-BFGS-B on ``-f`` with the exact gradient by matrix products.
+
+    scipy's own stopping rules are switched off (``ftol = gtol = 0``) so that
+    all solvers stop on the same rise of ``P_n``; without them L-BFGS-B stops
+    early only when its line search can make no more progress (converged to
+    machine precision), which counts as converged.
+    """
+    objective = _objective(problem, estimator)
+    d = problem.n_features
+
+    def negative(theta):
+        value, gradient = objective.derivatives(theta_matrix(*unpack(theta, d)))
+        return -value, -pack(np.diagonal(gradient).copy(), gradient)
+
+    theta = pack(intercept, coupling)
+    monitor = Monitor(-negative(theta)[0], problem.n_samples, estimator)
+
+    def callback(intermediate_result):
+        if monitor.record(-intermediate_result.fun):
+            raise StopIteration
+
+    result = scipy.optimize.minimize(
+        negative,
+        theta,
+        jac=True,
+        method="L-BFGS-B",
+        callback=callback,
+        options={"maxiter": estimator.max_iter, "ftol": 0.0, "gtol": 0.0},
+    )
+    if not monitor.stopped and monitor.n_iter < estimator.max_iter:
+        monitor.stopped = True
+    return (*unpack(result.x, d), monitor)
+
+
+# ---------------------------------------------------------------------------
+# The table
+
+
+@dataclass(frozen=True)
+class _Solver:
+    """Everything a solver name means."""
+
+    solve: Callable  # (problem, intercept, coupling, estimator, settings)
+    monotone: bool  # never decreases the objective (with step_size <= 1 for 'ga')
+    penalties: tuple = ("l2",)
+    joint: bool = True  # maximises the joint (symmetric) log-PL: the MPLE
+    start: str = "zeros"  # what init='auto' means
+    uses_step_size: bool = False  # reads the estimator's step_size
+    uses_n_jobs: bool = False  # runs groups of units in parallel through joblib
+    max_iter_advice: str = ", or use solver='newton'"
+
+
+_SOLVERS = {
+    "newton": _Solver(
+        _solve_newton, monotone=True, penalties=("l2", "l1"), start="independent"
+    ),
+    "nodewise": _Solver(
+        _solve_nodewise,
+        monotone=True,
+        penalties=("l2", "l1"),
+        joint=False,
+        uses_n_jobs=True,
+        start="independent",
+    ),
+    "mm": _Solver(_solve_mm, monotone=True),
+    "bslm": _Solver(_solve_coordinate, monotone=True),
+    "ga": _Solver(_solve_coordinate, monotone=True, uses_step_size=True),
+    "lbfgs": _Solver(_solve_lbfgs, monotone=False),
+}
