@@ -2,22 +2,16 @@
 S-DCP or centred S-DCP (Upadhya & Sastry, ACML 2017), or PCD with a
 parallel-tempering negative phase.
 
-The table ``_SOLVERS`` says what each solver is: a few flags on one compiled
-mini-batch update, :func:`sklearn_rbm._kernels.gibbs.dcp_minibatch_update`
-(or :func:`sklearn_rbm._kernels.tempering.pt_minibatch_update` for the
-tempered solvers), and the step that calls it. The epoch loop, early
-stopping and the history are the training engine's (``_engine.py``); this
-module holds the scikit-learn surface: hyperparameters, initialisation and
+The solver table (``_rbm_solvers.py``) says what each solver is: a few
+flags on one compiled mini-batch update and the step that calls it. The
+epoch loop, early stopping and the history are the training engine's
+(``_engine.py``); this module holds the scikit-learn surface: hyperparameters, initialisation and
 the engine's hooks.
 """
 
 import numbers
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -25,93 +19,14 @@ from ._base import BaseBinaryRBM, check_rbm_memory
 from ._engine import Criterion, EpochTrainingMixin
 from ._kernels.gibbs import dcp_minibatch_update
 from ._kernels.tempering import pt_minibatch_update
+from ._rbm_solvers import SOLVERS as _SOLVERS
+from ._rbm_solvers import resolve_solver
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
-from ._tempering import LADDERS, SwapMonitor, temperature_ladder, tempering_base
-from ._utils import blas_threads_for, child_seed, kernel_rng, warn
+from ._tempering import LADDERS, SwapMonitor, temperature_ladder
+from ._utils import blas_threads_for, child_seed, kernel_rng
 from .likelihood import _base_rate_bias
 
 __all__ = ["DCPBernoulliRBM"]
-
-
-def _dcp_step(rbm, settings):
-    """The mini-batch step of the five DCP solvers: one call of the unified
-    kernel, with the flags of ``settings`` and the estimator's state arrays
-    (updated in place)."""
-    W = rbm.components_
-    b, c = rbm._centred_visible_bias, rbm._centred_hidden_bias
-    mu, lam = rbm.offset_visible_, rbm.offset_hidden_
-    vel_W, vel_b, vel_c = rbm._velocity
-    data_term = np.empty_like(W)  # kernel scratch, once per fit
-    rates = (float(rbm.learning_rate), float(rbm.momentum), float(rbm.weight_decay))
-
-    def step(batch):
-        dcp_minibatch_update(
-            _dense(batch[0]), W, b, c, mu, lam, settings.nu_mu, settings.nu_lam,
-            rbm._chain_hidden, settings.spec.persistent, settings.n_inner,
-            rbm.n_gibbs_steps, *rates, vel_W, vel_b, vel_c, data_term,
-            rbm._kernel_rng,
-        )  # fmt: skip
-
-    return step
-
-
-def _pt_step(rbm, settings):
-    """The mini-batch step of the tempered solvers: one call of
-    ``pt_minibatch_update`` on the replicas of every temperature, counting
-    the swap rounds for ``history_``."""
-    W = rbm.components_
-    b, c = rbm._centred_visible_bias, rbm._centred_hidden_bias
-    mu, lam = rbm.offset_visible_, rbm.offset_hidden_
-    vel_W, vel_b, vel_c = rbm._velocity
-    base = tempering_base(rbm, W.dtype)
-    monitor = rbm._swap_monitor
-    rates = (float(rbm.learning_rate), float(rbm.momentum), float(rbm.weight_decay))
-
-    def step(batch):
-        pt_minibatch_update(
-            _dense(batch[0]), W, b, c, mu, lam, settings.nu_mu, settings.nu_lam,
-            rbm._chain_hidden, rbm.betas_, base, rbm.n_gibbs_steps, *rates,
-            vel_W, vel_b, vel_c, monitor.accepted, rbm._kernel_rng,
-        )  # fmt: skip
-        monitor.rounds += 1
-
-    return step
-
-
-@dataclass(frozen=True)
-class _Solver:
-    """Everything a solver name means: its flags and the step that runs it."""
-
-    centred: bool  # offsets mu, lambda move with the data (Melchior et al. 2016)
-    persistent: bool  # chains persist across mini-batches (Tieleman 2008)
-    inner_steps: bool  # several convex-surrogate steps per mini-batch (S-DCP)
-    tempered: bool = False  # replicas at several temperatures swap states (PT)
-    make_step: Callable = _dcp_step  # (estimator, settings) -> step(batch)
-
-
-_SOLVERS = {
-    "cd": _Solver(centred=False, persistent=False, inner_steps=False),
-    "pcd": _Solver(centred=False, persistent=True, inner_steps=False),
-    "cg": _Solver(centred=True, persistent=False, inner_steps=False),
-    "sdcp": _Solver(centred=False, persistent=False, inner_steps=True),
-    "csdcp": _Solver(centred=True, persistent=False, inner_steps=True),
-    # Parallel tempering (Desjardins et al. 2010; Cho, Raiko & Ilin 2010):
-    # PCD whose chains are the beta = 1 replicas of a tempering system.
-    "pt": _Solver(
-        centred=False, persistent=True, inner_steps=False, tempered=True,
-        make_step=_pt_step,
-    ),
-    "cpt": _Solver(
-        centred=True, persistent=True, inner_steps=False, tempered=True,
-        make_step=_pt_step,
-    ),
-}  # fmt: skip
-_TEMPERING_SETTINGS = ("n_temperatures", "min_beta", "beta_ladder")
-
-# Upadhya & Sastry (2017) use d = 3 inner steps (K' = 4) on their small data
-# sets, and sliding factors nu_mu = nu_lambda = 0.01 for the offsets.
-_DEFAULT_INNER_STEPS = 3
-_DEFAULT_CENTERING_RATE = 0.01
 
 
 class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
@@ -560,15 +475,6 @@ class DCPBernoulliRBM(EpochTrainingMixin, BaseBinaryRBM):
         return figures
 
 
-class _Settings(NamedTuple):
-    """A solver with its hyperparameters resolved for one fit."""
-
-    spec: "_Solver"
-    n_inner: int
-    nu_mu: float
-    nu_lam: float
-
-
 # The arrays that define the training state (restored after divergence and
 # by early stopping); the fitted uncentred parameters are derived from them.
 _STATE = (
@@ -578,57 +484,6 @@ _STATE = (
     "offset_visible_",
     "offset_hidden_",
 )
-
-
-def resolve_solver(estimator, solvers):
-    """The ``estimator``'s solver from the table ``solvers``, with the
-    solver-dependent defaults resolved for one fit; warns about settings the
-    solver does not use."""
-    spec = solvers[estimator.solver]
-    unused = []
-    if not spec.inner_steps and estimator.n_inner_steps is not None:
-        unused.append("n_inner_steps")
-    if not spec.centred:
-        unused += [
-            name
-            for name in ("centering_rate_visible", "centering_rate_hidden")
-            if getattr(estimator, name) is not None
-        ]
-    if not spec.tempered:
-        # Estimators without tempered solvers have no tempering settings.
-        unused += [
-            name
-            for name in _TEMPERING_SETTINGS
-            if getattr(estimator, name, None) is not None
-        ]
-    if unused:
-        warn(
-            f"solver={estimator.solver!r} does not use {', '.join(unused)}; "
-            f"{'it is' if len(unused) == 1 else 'they are'} ignored. "
-            "n_inner_steps applies to 'sdcp' and 'csdcp', the centering "
-            "rates to 'cg', 'csdcp' and 'cpt', n_temperatures, min_beta "
-            "and beta_ladder to 'pt' and 'cpt'."
-        )
-    n_inner = (
-        (estimator.n_inner_steps or _DEFAULT_INNER_STEPS) if spec.inner_steps else 1
-    )
-    if spec.centred:
-        nu_mu = _default(estimator.centering_rate_visible, _DEFAULT_CENTERING_RATE)
-        nu_lam = _default(estimator.centering_rate_hidden, _DEFAULT_CENTERING_RATE)
-    else:
-        nu_mu = nu_lam = 0.0
-    return _Settings(spec, n_inner, nu_mu, nu_lam)
-
-
-def _default(value, default):
-    return default if value is None else value
-
-
-def _dense(batch):
-    """A mini-batch as a C-contiguous dense array (sparse batches are densified)."""
-    if sp.issparse(batch):
-        return batch.toarray()
-    return np.ascontiguousarray(batch)
 
 
 def _parameters_of(estimator, n_features, n_components, dtype):

@@ -19,11 +19,12 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import validate_data
 
 from ._base import check_rbm_memory
-from ._dcp import _SOLVERS as _BINARY_SOLVERS
-from ._dcp import DCPBernoulliRBM, _dcp_step, _dense, resolve_solver
+from ._dcp import DCPBernoulliRBM
 from ._engine import Criterion, EpochTrainingMixin
 from ._gaussian_base import FLOAT_DTYPES, BaseGaussianRBM
 from ._kernels.gaussian import gaussian_minibatch_update
+from ._rbm_solvers import SOLVERS as _BINARY_SOLVERS
+from ._rbm_solvers import TEMPERING_SETTINGS, dcp_step, dense_batch, resolve_solver
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._utils import (
     blas_threads_for,
@@ -64,7 +65,7 @@ def _gaussian_step(rbm, settings):
 
     def step(batch):
         gaussian_minibatch_update(
-            _dense(batch[0]), W, b, c, rbm._log_variance, mu, lam,
+            dense_batch(batch[0]), W, b, c, rbm._log_variance, mu, lam,
             settings.nu_mu, settings.nu_lam, rbm._chain_hidden,
             settings.spec.persistent, settings.n_inner, rbm.n_gibbs_steps,
             *rates, vel_W, vel_b, vel_c, vel_z, data_term, model_term,
@@ -80,7 +81,7 @@ def _gaussian_step(rbm, settings):
 _SOLVERS = {
     name: replace(spec, make_step=_gaussian_step)
     for name, spec in _BINARY_SOLVERS.items()
-    if spec.make_step is _dcp_step
+    if spec.make_step is dcp_step
 }
 
 # The arrays that define the training state (restored after divergence and
@@ -252,7 +253,7 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         **{
             name: constraint
             for name, constraint in DCPBernoulliRBM._parameter_constraints.items()
-            if name != "init"
+            if name not in ("init", *TEMPERING_SETTINGS)
         },
         "solver": [StrOptions(set(_SOLVERS))],
         "sigma": [
