@@ -3,17 +3,19 @@
 Estimators
 ----------
 DCPBernoulliRBM
-    Binary RBM trained by CD-K, PCD, centred gradient, S-DCP or centred S-DCP.
+    Binary RBM trained by CD-K, PCD, centred gradient, S-DCP, centred S-DCP
+    or parallel tempering.
 FrankWolfeRBM
     RBM grown one hidden unit per Frank-Wolfe step; picks its own size.
 ConditionalRBMRegressor
     Conditional RBM for structured prediction of binary outputs (CD,
     CD-PercLoss, mean field, BP, MSSVM, LSSVM).
 FVBMPseudoLikelihood
-    Fully visible Boltzmann machine fitted by maximum pseudo-likelihood.
+    Fully visible Boltzmann machine (Ising model) fitted by maximum
+    pseudo-likelihood, with an optional L1 penalty.
 GaussianBernoulliRBM
-    RBM with real-valued (Gaussian) visible units, the same solvers as
-    DCPBernoulliRBM, scored by its log-density.
+    RBM with real-valued (Gaussian) visible units, trained by the five DCP
+    solvers of DCPBernoulliRBM, scored by its log-density.
 
 Public modules: :mod:`sklearn_rbm.likelihood` (exact and AIS log partition
 functions), :mod:`sklearn_rbm.inference` (belief propagation, mean field,

@@ -13,6 +13,14 @@ from ._partition_exact import LogPartition, _check_rbm
 from ._sklearn_compat import Interval, StrOptions, validate_params
 from ._utils import blas_threads_for, check_unit_interval, kernel_rng
 
+#: What a temperature schedule may be (see :func:`ais_betas`), for
+#: ``validate_params`` and ``_parameter_constraints``.
+SCHEDULE_CONSTRAINT = [
+    Interval(numbers.Integral, 2, None, closed="left"),
+    StrOptions({"linear", "three-segment"}),
+    "array-like",
+]
+
 
 def ais_betas(schedule):
     """The inverse temperatures of an AIS run, from a name or a count.
@@ -164,12 +172,7 @@ def _ais_band(log_w, log_z_base):
         "intercept_hidden": ["array-like"],
         "base_rate": ["array-like", None],
         "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-        "betas": [
-            Interval(numbers.Integral, 2, None, closed="left"),
-            StrOptions({"linear", "three-segment"}),
-            "array-like",
-            None,
-        ],
+        "betas": [*SCHEDULE_CONSTRAINT, None],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,

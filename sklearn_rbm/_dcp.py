@@ -5,8 +5,8 @@ parallel-tempering negative phase.
 The solver table (``_rbm_solvers.py``) says what each solver is: a few
 flags on one compiled mini-batch update and the step that calls it. The
 epoch loop, early stopping and the history are the training engine's
-(``_engine.py``); this module holds the scikit-learn surface: hyperparameters, initialisation and
-the engine's hooks.
+(``_engine.py``); this module holds the scikit-learn surface:
+hyperparameters, initialisation and the engine's hooks.
 """
 
 import numbers

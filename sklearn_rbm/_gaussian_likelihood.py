@@ -14,11 +14,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.extmath import safe_sparse_dot
 
-from ._annealing import _ais_band, _check_log_weights, ais_betas
+from ._annealing import SCHEDULE_CONSTRAINT, _ais_band, _check_log_weights, ais_betas
 from ._kernels.fvbm import log_partition_exact as _spin_log_partition
 from ._kernels.gaussian import ais_log_weights as _gaussian_ais_log_weights
 from ._partition_exact import LogPartition, _check_rbm, check_enumerable
-from ._sklearn_compat import Interval, StrOptions, validate_params
+from ._sklearn_compat import Interval, validate_params
 from ._utils import blas_threads_for, kernel_rng
 
 __all__ = [
@@ -183,12 +183,7 @@ def gaussian_log_partition_exact(
         "base_mean": ["array-like", None],
         "base_sigma": ["array-like", None],
         "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-        "betas": [
-            Interval(numbers.Integral, 2, None, closed="left"),
-            StrOptions({"linear", "three-segment"}),
-            "array-like",
-            None,
-        ],
+        "betas": [*SCHEDULE_CONSTRAINT, None],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,

@@ -13,6 +13,7 @@ from scipy.special import logsumexp
 from sklearn.utils import check_array
 
 from ._annealing import (
+    SCHEDULE_CONSTRAINT,
     _base_log_partition,
     _check_base_rate,
     _check_log_weights,
@@ -29,7 +30,7 @@ from ._gaussian_likelihood import (
 from ._kernels.gaussian import raise_log_weights as _gaussian_raise_log_weights
 from ._kernels.partition import raise_log_weights
 from ._partition_exact import _check_rbm, _free_energy
-from ._sklearn_compat import Interval, StrOptions, validate_params
+from ._sklearn_compat import Interval, validate_params
 from ._utils import blas_threads_for, child_seed
 
 
@@ -136,12 +137,7 @@ _RAISE_CONSTRAINTS = {
     "intercept_visible": ["array-like"],
     "intercept_hidden": ["array-like"],
     "base_rate": ["array-like", None],
-    "betas": [
-        Interval(numbers.Integral, 2, None, closed="left"),
-        StrOptions({"linear", "three-segment"}),
-        "array-like",
-        None,
-    ],
+    "betas": [*SCHEDULE_CONSTRAINT, None],
     "random_state": ["random_state"],
 }
 

@@ -36,6 +36,7 @@ import numbers
 
 # The helpers marked F401 are re-exported for the estimator modules, not public.
 from ._annealing import (
+    SCHEDULE_CONSTRAINT,
     _ais_band,  # noqa: F401
     _base_rate_bias,  # noqa: F401
     ais_betas,
@@ -90,9 +91,5 @@ __all__ = [
 SCORE_PARAMETER_CONSTRAINTS = {
     "score_method": [StrOptions({"auto", "exact", "ais"})],
     "ais_n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-    "ais_betas": [
-        Interval(numbers.Integral, 2, None, closed="left"),
-        StrOptions({"linear", "three-segment"}),
-        "array-like",
-    ],
+    "ais_betas": SCHEDULE_CONSTRAINT,
 }
