@@ -171,6 +171,25 @@ class PseudoLikelihood:
         product += self.l2 * V
         return product
 
+    def diagonal_preconditioner(self):
+        """The inverse of the Hessian's diagonal at the curvatures kept last.
+
+        With ``x_ij^2 = 1`` the diagonal of minus the Hessian is ``sum_i
+        D_ij`` at intercept ``j`` and ``sum_i D_ij + D_ik`` at coupling
+        ``m_jk`` (only ``D_ij`` in the node-wise layout).
+        """
+        sums = self._D.sum(axis=0, dtype=np.float64)
+        diagonal = np.zeros(self.shape) if self.symmetric else np.empty(self.shape)
+        if self.symmetric:
+            diagonal += sums[:, None]
+        diagonal += sums[None, :]
+        diagonal[self._rows, self._cols] = sums
+        diagonal += self.l2
+        # A unit that never varies has no curvature; a tiny floor keeps the
+        # division finite (its direction is then the gradient, scaled up).
+        inverse = 1.0 / np.maximum(diagonal, 1e-12 * diagonal.mean())
+        return lambda residual: residual * inverse
+
     def preconditioner(self):
         """A :class:`NodeGramPreconditioner` for the curvatures kept last."""
         D = self._D

@@ -50,6 +50,12 @@ _NEWTON_MAX_CG_STEPS = 200
 # The MM bound is fixed for the whole fit, so its system is solved fully.
 _MM_RTOL = 1e-10
 _MM_MAX_CG_STEPS = 500
+# The node-Gram preconditioner assumes curvatures of one row profile for all
+# units; where they differ per unit (binarised images: most pixels are nearly
+# deterministic on most rows) it needs hundreds of steps where the Hessian's
+# diagonal needs tens. A solve that has not converged in this many steps
+# switches the fit to the diagonal for good.
+_NODE_GRAM_MAX_CG_STEPS = 50
 _ARMIJO = 1e-4
 _MAX_HALVINGS = 40
 
@@ -64,6 +70,7 @@ class _NewtonState:
 
     def __init__(self, objective, Theta):
         self.objective = objective
+        self.diagonal = False  # precondition by the Hessian's diagonal
         self.Theta = Theta
         self.value, self.gradient = objective.derivatives(Theta)
         self._prepare()
@@ -77,8 +84,11 @@ class _NewtonState:
         objective = self.objective
         self.ascent = _pseudo_gradient(objective, self.Theta, self.gradient)
         self.free = ((self.Theta != 0.0) | (self.ascent != 0.0)).astype(np.float64)
-        self.precondition = objective.preconditioner()
-        direction = self.precondition(self.ascent) * self.free
+        bound = objective.preconditioner()
+        self.precondition = (
+            objective.diagonal_preconditioner() if self.diagonal else bound
+        )
+        direction = bound(self.ascent) * self.free
         self.next_rise = 0.5 * objective.inner(self.ascent, direction)
 
     def move(self, Theta):
@@ -111,20 +121,13 @@ def _newton_iteration(state):
     Returns the number of conjugate-gradient steps; ``state`` moves to the new
     point (or stays, when no step raises the objective: converged).
     """
-    objective, Theta, ascent, free = (
-        state.objective,
-        state.Theta,
-        state.ascent,
-        state.free,
-    )
-    step, n_steps = conjugate_gradient(
-        lambda V: objective.hessian_product(V) * free,
-        ascent,
-        lambda R: state.precondition(R) * free,
-        objective.inner,
-        _NEWTON_FORCING,
-        _NEWTON_MAX_CG_STEPS,
-    )
+    objective, Theta, ascent = state.objective, state.Theta, state.ascent
+    step, n_steps = _newton_system(state, state.diagonal)
+    if n_steps == _NODE_GRAM_MAX_CG_STEPS and not state.diagonal:
+        state.diagonal = True
+        state.precondition = objective.diagonal_preconditioner()
+        step, more_steps = _newton_system(state, True)
+        n_steps += more_steps
     orthant = np.where(Theta != 0.0, np.sign(Theta), np.sign(ascent))
     crossing = objective.l1 > 0.0
     t = 1.0
@@ -139,6 +142,19 @@ def _newton_iteration(state):
         t *= 0.5
     state.next_rise = 0.0  # no step raises the objective: converged
     return n_steps
+
+
+def _newton_system(state, diagonal):
+    """Truncated conjugate gradients on the Newton system of the free coordinates."""
+    objective, free = state.objective, state.free
+    return conjugate_gradient(
+        lambda V: objective.hessian_product(V) * free,
+        state.ascent,
+        lambda R: state.precondition(R) * free,
+        objective.inner,
+        _NEWTON_FORCING,
+        _NEWTON_MAX_CG_STEPS if diagonal else _NODE_GRAM_MAX_CG_STEPS,
+    )
 
 
 def _objective(problem, estimator, units=None):
