@@ -966,3 +966,18 @@ def test_tempering_settings_warn_for_other_solvers(digits):
         GaussianBernoulliRBM(n_components=2, solver="pcd", min_beta=0.3, n_iter=1).fit(
             digits[0][:40]
         )
+
+
+def test_a_gap_in_the_ladder_warns(digits):
+    """sigma fixed at 0.2 on standardised data, against a base model of unit
+    spread: the beta = 1 replicas sit within about 0.2 of the model's means
+    where the beta = 0.05 ones spread about 0.7, so the quadratic part of the
+    log swap ratio is of order -0.95 x 64 x 0.45 / 0.08, about -340: no swap
+    is accepted and fit says so."""
+    rbm = GaussianBernoulliRBM(
+        n_components=16, solver="pt", sigma=0.2, beta_ladder=[1.0, 0.05],
+        n_iter=1, batch_size=20, learning_rate=0.001, random_state=0,
+    )  # fmt: skip
+    with pytest.warns(UserWarning, match=r"1 <-> 0.05: 0.0% .* the ladder has a gap"):
+        rbm.fit(digits[0][:400])
+    assert rbm.history_["swap_acceptance_0"].tolist() == [0.0]
