@@ -473,14 +473,15 @@ def test_fit_then_partial_fit_equals_partial_fit_epochs(solver, digits):
     assert stepped.n_iter_ == 3
 
 
-def test_same_random_state_is_bit_identical_across_processes():
+@pytest.mark.parametrize("solver", ["csdcp", "pt"])
+def test_same_random_state_is_bit_identical_across_processes(solver):
     code = textwrap.dedent(
-        """
+        f"""
         import hashlib
         import numpy as np
         from sklearn_rbm import GaussianBernoulliRBM
         X = np.random.default_rng(0).standard_normal((300, 16))
-        rbm = GaussianBernoulliRBM(n_components=8, solver="csdcp", n_iter=2,
+        rbm = GaussianBernoulliRBM(n_components=8, solver="{solver}", n_iter=2,
                                    random_state=42).fit(X)
         state = np.concatenate([rbm.components_.ravel(), rbm.sigma_])
         print(hashlib.sha256(state.tobytes()).hexdigest())
