@@ -2,7 +2,9 @@
 DCP family of solvers and the true log-likelihood (a density).
 
 The solver table is ``DCPBernoulliRBM``'s with the Gaussian mini-batch update,
-:func:`sklearn_rbm._kernels.gaussian.gaussian_minibatch_update`, as its step;
+:func:`sklearn_rbm._kernels.gaussian.gaussian_minibatch_update`, as its step
+(with the tempered negative phase of ``_kernels/gaussian_tempering.py`` for
+'pt' and 'cpt');
 the epoch loop is the training engine's and the likelihood the mixin's. This
 module holds hyperparameters, initialisation and the engine's hooks; the
 queries (transform, sampling, scoring) are ``BaseGaussianRBM``'s
@@ -24,8 +26,9 @@ from ._engine import Criterion, EpochTrainingMixin
 from ._gaussian_base import FLOAT_DTYPES, BaseGaussianRBM
 from ._kernels.gaussian import gaussian_minibatch_update
 from ._rbm_solvers import SOLVERS as _BINARY_SOLVERS
-from ._rbm_solvers import TEMPERING_SETTINGS, dcp_step, dense_batch, resolve_solver
+from ._rbm_solvers import dcp_step, dense_batch, resolve_solver
 from ._sklearn_compat import Interval, StrOptions, _fit_context
+from ._tempering import SwapMonitor, temperature_ladder
 from ._utils import (
     blas_threads_for,
     child_seed,
@@ -55,6 +58,12 @@ def _gaussian_step(rbm, settings):
     data_term = np.empty_like(W)
     model_term = np.empty_like(W) if learn_sigma else np.empty((0, 0), W.dtype)
     log_var_rate = rbm.learning_rate * rbm.sigma_learning_rate_factor
+    tempering, accepted = None, np.zeros(0, dtype=np.int64)
+    if settings.spec.tempered:
+        # The ladder leads to the Gaussian AIS's base model (gaussian_tempering).
+        base_precision = 1.0 / np.asarray(rbm.base_sigma_, np.float64) ** 2
+        tempering = (rbm.betas_, np.asarray(rbm.base_mean_, np.float64), base_precision)
+        accepted = rbm._swap_monitor.accepted
     rates = (
         float(rbm.learning_rate),
         float(log_var_rate) if learn_sigma else 0.0,
@@ -69,19 +78,22 @@ def _gaussian_step(rbm, settings):
             settings.nu_mu, settings.nu_lam, rbm._chain_hidden,
             settings.spec.persistent, settings.n_inner, rbm.n_gibbs_steps,
             *rates, vel_W, vel_b, vel_c, vel_z, data_term, model_term,
-            rbm._kernel_rng,
+            tempering, accepted, rbm._kernel_rng,
         )  # fmt: skip
+        if tempering is not None:
+            rbm._swap_monitor.rounds += 1
 
     return step
 
 
-# The solvers of DCPBernoulliRBM that run its DCP update, same flags, with
-# the Gaussian update as their step. A solver with a step of its own needs a
-# Gaussian entry of its own here.
+# The solvers of DCPBernoulliRBM, same flags, with the Gaussian update as
+# their step: it runs the DCP family and, for the tempered solvers ('pt',
+# 'cpt'), the tempered negative phase. A solver with another kind of step
+# needs a Gaussian entry of its own here.
 _SOLVERS = {
     name: replace(spec, make_step=_gaussian_step)
     for name, spec in _BINARY_SOLVERS.items()
-    if spec.make_step is dcp_step
+    if spec.make_step is dcp_step or spec.tempered
 }
 
 # The arrays that define the training state (restored after divergence and
@@ -105,9 +117,9 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
     sigma_i^2 - c^T h``, so that ``p(h_j = 1 | v) = sigmoid(c_j + sum_i W_ji
     v_i / sigma_i^2)`` and ``p(v_i | h) = N(b_i + (W^T h)_i, sigma_i^2)``.
     The solvers are those of :class:`DCPBernoulliRBM` (CD-K, PCD, the
-    centred gradient, S-DCP and centred S-DCP of Upadhya & Sastry 2017), with
-    the same hyperparameters. ``sigma`` is learned (as ``log sigma^2``, at its
-    own learning rate) or fixed.
+    centred gradient, S-DCP and centred S-DCP of Upadhya & Sastry 2017, and
+    parallel tempering), with the same hyperparameters. ``sigma`` is learned
+    (as ``log sigma^2``, at its own learning rate) or fixed.
 
     Standardise the data first (``Pipeline([StandardScaler(),
     GaussianBernoulliRBM()])``): the initial weights, the learning rates and
@@ -120,11 +132,13 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
     ----------
     n_components : int, default=256
         Number of hidden units ``n``.
-    solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp'}, default='csdcp'
-        Training algorithm, as in :class:`DCPBernoulliRBM`. Prefer the centred
-        ones ('cg', 'csdcp'): with many hidden units the others drift along
-        the direction where all the weights of a feature grow together while
-        its bias compensates, and diverge unless ``learning_rate *
+    solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp', 'pt', 'cpt'}, default='csdcp'
+        Training algorithm, as in :class:`DCPBernoulliRBM`; the tempered
+        replicas of 'pt' and 'cpt' anneal towards independent Gaussians with
+        the data's means and standard deviations, as AIS does. Prefer the
+        centred ones ('cg', 'csdcp', 'cpt'): with many hidden units the others
+        drift along the direction where all the weights of a feature grow
+        together while its bias compensates, and diverge unless ``learning_rate *
         n_components`` stays below about 1.
     sigma : 'learn', float or array-like of shape (n_features,), default='learn'
         Standard deviations of the visible units: ``'learn'`` starts them at
@@ -148,14 +162,23 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         Number of epochs.
     n_gibbs_steps : int, default=1
         Gibbs steps per gradient estimate: ``K`` for 'cd', 'pcd' and 'cg';
-        ``K'`` (per inner step) for 'sdcp' and 'csdcp'.
+        ``K'`` (per inner step) for 'sdcp' and 'csdcp'; sweeps of every
+        replica between swap rounds for 'pt' and 'cpt'.
     n_inner_steps : int or None, default=None
         Inner steps ``d`` of 'sdcp' and 'csdcp'; ``None`` means 3.
     centering_rate_visible : float or None, default=None
-        Sliding factor of the visible offsets (of ``v / sigma^2``) for 'cg'
-        and 'csdcp'; ``None`` means 0.01.
+        Sliding factor of the visible offsets (of ``v / sigma^2``) for 'cg',
+        'csdcp' and 'cpt'; ``None`` means 0.01.
     centering_rate_hidden : float or None, default=None
         Sliding factor of the hidden offsets; ``None`` means 0.01.
+    n_temperatures : int or None, default=None
+        Number of tempered replicas (at least 2) for 'pt' and 'cpt', as in
+        :class:`DCPBernoulliRBM`; ``None`` means 4.
+    min_beta : float or None, default=None
+        Smallest inverse temperature, in (0, 1); ``None`` means 0.5.
+    beta_ladder : {'linear', 'geometric'}, array-like or None, default=None
+        Spacing of the inverse temperatures, or the temperatures themselves,
+        as in :class:`DCPBernoulliRBM`.
     momentum : float, default=0.0
         Momentum of every parameter update.
     weight_decay : float, default=0.0
@@ -204,10 +227,15 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         :meth:`sample`.
     base_sigma_ : ndarray of shape (n_features,)
         Training-data standard deviation, floored at ``min_sigma``.
+    betas_ : ndarray of shape (n_temperatures,)
+        Inverse temperatures of the replicas, ``betas_[0] = 1`` ('pt' and
+        'cpt' only).
     n_iter_ : int
         Epochs run.
     history_ : dict of ndarray
-        Per-epoch figures recorded by the training engine.
+        Per-epoch figures recorded by the training engine; 'pt' and 'cpt'
+        add ``'swap_acceptance_t'``, the fraction of accepted swaps between
+        ``betas_[t]`` and ``betas_[t + 1]`` in the epoch.
     best_validation_score_ : float or None
         Best held-out mean log-likelihood, when one was computed.
     log_partition_ : LogPartition
@@ -253,7 +281,7 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         **{
             name: constraint
             for name, constraint in DCPBernoulliRBM._parameter_constraints.items()
-            if name not in ("init", *TEMPERING_SETTINGS)
+            if name != "init"
         },
         "solver": [StrOptions(set(_SOLVERS))],
         "sigma": [
@@ -285,6 +313,9 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         n_inner_steps=None,
         centering_rate_visible=None,
         centering_rate_hidden=None,
+        n_temperatures=None,
+        min_beta=None,
+        beta_ladder=None,
         momentum=0.0,
         weight_decay=0.0,
         validation_fraction=None,
@@ -309,6 +340,9 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         self.n_inner_steps = n_inner_steps
         self.centering_rate_visible = centering_rate_visible
         self.centering_rate_hidden = centering_rate_hidden
+        self.n_temperatures = n_temperatures
+        self.min_beta = min_beta
+        self.beta_ladder = beta_ladder
         self.momentum = momentum
         self.weight_decay = weight_decay
         self.validation_fraction = validation_fraction
@@ -349,10 +383,17 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         ``sigma`` the data's mean and standard deviation: at the start the
         model is (nearly) the independent Gaussians that fit the data."""
         n_features, dtype = X.shape[1], X.dtype
+        spec = _SOLVERS[self.solver]
+        # The tempered solvers keep batch_size chains at every temperature.
+        chains = ("batch_size", self.batch_size)
+        if spec.tempered:
+            betas = temperature_ladder(
+                self.n_temperatures, self.min_beta, self.beta_ladder
+            )
+            chains = ("n_temperatures * batch_size", betas.size * self.batch_size)
         check_rbm_memory(
-            ("n_components", self.n_components), n_features,
-            ("batch_size", self.batch_size), X.dtype.itemsize,
-        )  # fmt: skip
+            ("n_components", self.n_components), n_features, chains, X.dtype.itemsize
+        )
         mean, variance = _column_moments(X)
         self.base_mean_ = mean
         self.base_sigma_ = np.maximum(np.sqrt(variance), self.min_sigma)
@@ -364,7 +405,6 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         W = rs.normal(0.0, 0.01, size=(self.n_components, n_features)).astype(dtype)
         b = mean.astype(dtype)
         c = np.zeros(self.n_components, dtype=dtype)
-        spec = _SOLVERS[self.solver]
         # Offsets start at the mean of v / sigma^2 and 1/2 (Upadhya & Sastry
         # 2017, Algorithm 4); the centred biases keep the model (W, b, c).
         mu = (mean / sigma**2).astype(dtype) if spec.centred else np.zeros_like(b)
@@ -375,7 +415,10 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         self._velocity = (
             np.zeros_like(W), np.zeros_like(b), np.zeros_like(c), np.zeros_like(b)
         )  # fmt: skip
-        self._chain_hidden = np.zeros((self.batch_size, self.n_components), dtype=dtype)
+        if spec.tempered:
+            self.betas_ = betas
+            self._swap_monitor = SwapMonitor(betas, self.batch_size)
+        self._chain_hidden = np.zeros((chains[1], self.n_components), dtype=dtype)
         self._kernel_rng = kernel_rng(rs)
         self._shuffle_rs = rs  # continues the shuffling in partial_fit
         self._ais_seed = child_seed(rs)
@@ -498,8 +541,19 @@ class GaussianBernoulliRBM(EpochTrainingMixin, BaseGaussianRBM):
         settings = resolve_solver(self, _SOLVERS)
         return settings.spec.make_step(self, settings)
 
+    def _begin_epoch(self, epoch):
+        if _SOLVERS[self.solver].tempered:
+            self._swap_monitor.start_epoch()
+
     def _end_epoch(self):
         self._publish()
+
+    def _epoch_figures(self):
+        """The swap acceptance of each neighbour pair ('pt' and 'cpt')."""
+        if not _SOLVERS[self.solver].tempered:
+            return {}
+        self._swap_monitor.warn_about_gaps(f"in epoch {self.n_iter_}")
+        return self._swap_monitor.figures()
 
     def _training_state(self):
         return {name: getattr(self, name).copy() for name in _STATE}

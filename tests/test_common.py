@@ -64,7 +64,7 @@ INSTANCES = [
         GaussianBernoulliRBM(
             n_components=4, solver=solver, n_iter=3, batch_size=10, random_state=0
         )
-        for solver in ("cd", "pcd", "cg", "sdcp", "csdcp")
+        for solver in ("cd", "pcd", "cg", "sdcp", "csdcp", "pt")
     ),
     GaussianBernoulliRBM(
         n_components=4, solver="cd", sigma=1.0, n_iter=3, batch_size=10, random_state=0

@@ -27,6 +27,7 @@ import numpy as np
 
 from ._jit import jit
 from .blas import gemm_
+from .gaussian_tempering import gaussian_tempering_round, path_visible_conditional
 from .gibbs import (
     _bias_step_,
     _centred,
@@ -192,6 +193,8 @@ def gaussian_minibatch_update(
     vel_z,
     data_term,
     model_term,
+    tempering,
+    accepted,
     rng,
 ):
     """One mini-batch update of (centred) S-DCP for Gaussian visible units.
@@ -221,6 +224,15 @@ def gaussian_minibatch_update(
     arrays ``data_term`` and ``model_term`` (shaped like ``W``), and one pass
     over them steps the weights and sums them against ``W``.
 
+    ``tempering`` is ``None``, or ``(betas, base_mean, base_precision)`` for
+    the 'pt' and 'cpt' solvers: the persistent chains ``chain_h`` are then the
+    stacked replicas of a tempering system on the ladder ``betas`` (float64,
+    ``betas[0] = 1``) towards the independent Gaussians of ``base_mean`` and
+    ``base_precision`` (``gaussian_tempering.py``), the ``beta = 1`` replicas
+    give the negative statistics, and ``accepted[t]`` counts the swaps of
+    pair ``(t, t + 1)``. Parallel tempering of Desjardins, Courville, Bengio,
+    Vincent & Delalleau (2010) with ``n_inner = 1`` and ``persistent``.
+
     ``W, b, c, log_var, mu, lam, chain_h, vel_*`` are updated in place
     (``b``, ``c`` are the centred biases); ``V`` is only read.
     """
@@ -233,6 +245,8 @@ def gaussian_minibatch_update(
     c_eff = c - np.dot(W, mu) if centred else c
     H_data = hidden_probabilities(S, W, c_eff)
     n_data, n_chains = V.shape[0], chain_h.shape[0] if persistent else V.shape[0]
+    if tempering is not None:
+        n_chains //= tempering[0].shape[0]
     sum_S_data, sum_H_data = _column_sum(S), _column_sum(H_data)
     mu_batch = (sum_S_data / n_data).astype(W.dtype)
     lam_batch = (sum_H_data / n_data).astype(W.dtype)
@@ -243,9 +257,18 @@ def gaussian_minibatch_update(
     for inner in range(n_inner):
         if inner > 0:
             H_start = sample_hidden(S_chain, W, c_eff, rng)
-        S_chain, H_chain = gaussian_gibbs_chain(
-            H_start, W, b_eff, c_eff, inv_sigma, n_gibbs, rng
-        )
+        if tempering is None:
+            S_chain, H_chain = gaussian_gibbs_chain(
+                H_start, W, b_eff, c_eff, inv_sigma, n_gibbs, rng
+            )
+            H_all = H_chain
+        else:
+            betas, base_mean, base_precision = tempering
+            S_all, H_all = gaussian_tempering_round(
+                H_start, W, b_eff, c_eff, variance, inv_sigma, base_mean,
+                base_precision, betas, n_chains, n_gibbs, rng, accepted,
+            )  # fmt: skip
+            S_chain, H_chain = S_all[:n_chains], H_all[:n_chains]
         if moving_offsets:
             move_offsets_(W, b, c, mu, lam, mu_batch, lam_batch, nu_mu, nu_lam)
         if inner == 0:
@@ -304,7 +327,7 @@ def gaussian_minibatch_update(
             c_eff = c - np.dot(W, mu)
 
     if persistent:
-        chain_h[:] = sample_bernoulli(H_chain, rng)
+        chain_h[:] = sample_bernoulli(H_all, rng)
 
 
 # ------------------------------------------- annealed importance sampling
@@ -335,24 +358,13 @@ def path_sample_visible(H, W, b, inv_var, base_mean, base_precision, beta, rng):
     precision-weighted mean of ``m_i`` and ``b_i + (W^T h)_i``; at ``beta = 0``
     it is an exact draw from the base model.
     """
-    base_part, coupled_part, std = _path_visible_conditional(
+    base_part, coupled_part, std = path_visible_conditional(
         inv_var, base_mean, base_precision, beta
     )
     V = np.dot(H, W)
     radius_key, angle_key = new_key(rng), new_key(rng)
     _path_sample_visible_(V, b, base_part, coupled_part, std, radius_key, angle_key)
     return V
-
-
-@jit
-def _path_visible_conditional(inv_var, base_mean, base_precision, beta):
-    """``p_beta(v_i | h) = N(base_part_i + coupled_part_i (b_i + (W^T h)_i),
-    std_i^2)``: the precision-weighted mean of the base model's and the
-    RBM's, at the summed precision."""
-    precision = (1.0 - beta) * base_precision + beta * inv_var
-    base_part = (1.0 - beta) * base_precision * base_mean / precision
-    coupled_part = beta * inv_var / precision
-    return base_part, coupled_part, 1.0 / np.sqrt(precision)
 
 
 @vector_jit
@@ -493,7 +505,7 @@ def raise_log_weights(
             break
         # A holds h ~ p_k(h | v_k); V becomes v_{k-1} ~ p_k(v | h).
         gemm_(1.0, A, W, 0.0, V)
-        base_part, coupled_part, std = _path_visible_conditional(
+        base_part, coupled_part, std = path_visible_conditional(
             inv_var, base_mean, base_precision, beta
         )
         for e in range(n_examples):
