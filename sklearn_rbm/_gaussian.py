@@ -1,18 +1,17 @@
 """GaussianBernoulliRBM: real-valued visible units, binary hidden units, the
 DCP family of solvers and the true log-likelihood (a density).
 
-The solver table is ``DCPBernoulliRBM``'s with the Gaussian mini-batch update,
+The solver table (``_rbm_solvers.GAUSSIAN_SOLVERS``) is ``DCPBernoulliRBM``'s
+with the Gaussian mini-batch update,
 :func:`sklearn_rbm._kernels.gaussian.gaussian_minibatch_update`, as its step
 (with the tempered negative phase of ``_kernels/gaussian_tempering.py`` for
-'pt' and 'cpt');
-the epoch loop is the training engine's and the likelihood the mixin's. This
-module holds hyperparameters, initialisation and the engine's hooks; the
-queries (transform, sampling, scoring) are ``BaseGaussianRBM``'s
-(``_gaussian_base.py``).
+'pt' and 'cpt'); the epoch loop is the training engine's and the likelihood
+the mixin's. This module holds hyperparameters, initialisation and the
+engine's hooks; the queries (transform, sampling, scoring) are
+``BaseGaussianRBM``'s (``_gaussian_base.py``).
 """
 
 import numbers
-from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,9 +23,8 @@ from ._base import check_rbm_memory
 from ._dcp import DCPBernoulliRBM
 from ._engine import Criterion, EpochTrainingMixin
 from ._gaussian_base import FLOAT_DTYPES, BaseGaussianRBM
-from ._kernels.gaussian import gaussian_minibatch_update
-from ._rbm_solvers import SOLVERS as _BINARY_SOLVERS
-from ._rbm_solvers import dcp_step, dense_batch, resolve_solver
+from ._rbm_solvers import GAUSSIAN_SOLVERS as _SOLVERS
+from ._rbm_solvers import resolve_solver
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._tempering import SwapMonitor, temperature_ladder
 from ._utils import (
@@ -44,57 +42,6 @@ __all__ = ["GaussianBernoulliRBM"]
 # its floor) means training diverged.
 _MAX_SIGMA_RATIO = 100.0
 
-
-def _gaussian_step(rbm, settings):
-    """The mini-batch step of every solver: one call of the Gaussian kernel
-    with the flags of ``settings`` and the estimator's state arrays (updated
-    in place)."""
-    W = rbm.components_
-    b, c = rbm._centred_visible_bias, rbm._centred_hidden_bias
-    mu, lam = rbm.offset_visible_, rbm.offset_hidden_
-    vel_W, vel_b, vel_c, vel_z = rbm._velocity
-    learn_sigma = rbm._learns_sigma()
-    # Kernel scratch, once per fit: the model product only when sigma learns.
-    data_term = np.empty_like(W)
-    model_term = np.empty_like(W) if learn_sigma else np.empty((0, 0), W.dtype)
-    log_var_rate = rbm.learning_rate * rbm.sigma_learning_rate_factor
-    tempering, accepted = None, np.zeros(0, dtype=np.int64)
-    if settings.spec.tempered:
-        # The ladder leads to the Gaussian AIS's base model (gaussian_tempering).
-        base_precision = 1.0 / np.asarray(rbm.base_sigma_, np.float64) ** 2
-        tempering = (rbm.betas_, np.asarray(rbm.base_mean_, np.float64), base_precision)
-        accepted = rbm._swap_monitor.accepted
-    rates = (
-        float(rbm.learning_rate),
-        float(log_var_rate) if learn_sigma else 0.0,
-        float(2.0 * np.log(rbm.min_sigma)),
-        float(rbm.momentum),
-        float(rbm.weight_decay),
-    )
-
-    def step(batch):
-        gaussian_minibatch_update(
-            dense_batch(batch[0]), W, b, c, rbm._log_variance, mu, lam,
-            settings.nu_mu, settings.nu_lam, rbm._chain_hidden,
-            settings.spec.persistent, settings.n_inner, rbm.n_gibbs_steps,
-            *rates, vel_W, vel_b, vel_c, vel_z, data_term, model_term,
-            tempering, accepted, rbm._kernel_rng,
-        )  # fmt: skip
-        if tempering is not None:
-            rbm._swap_monitor.rounds += 1
-
-    return step
-
-
-# The solvers of DCPBernoulliRBM, same flags, with the Gaussian update as
-# their step: it runs the DCP family and, for the tempered solvers ('pt',
-# 'cpt'), the tempered negative phase. A solver with another kind of step
-# needs a Gaussian entry of its own here.
-_SOLVERS = {
-    name: replace(spec, make_step=_gaussian_step)
-    for name, spec in _BINARY_SOLVERS.items()
-    if spec.make_step is dcp_step or spec.tempered
-}
 
 # The arrays that define the training state (restored after divergence and
 # by early stopping); the fitted uncentred parameters are derived from them.

@@ -7,17 +7,19 @@ centred gradient, S-DCP and centred S-DCP (Upadhya & Sastry 2017, Algorithms
 1-3; Melchior, Fischer & Wiskott 2016); the tempered solvers call
 :func:`sklearn_rbm._kernels.tempering.pt_minibatch_update`. A step is made
 once per fit by ``make_step(estimator, settings)`` and called by the training
-engine once per mini-batch. ``GaussianBernoulliRBM`` reuses the flags and
-:func:`resolve_solver` with a Gaussian step of its own.
+engine once per mini-batch. ``GaussianBernoulliRBM``'s table
+(``GAUSSIAN_SOLVERS``) has the same flags with the Gaussian step, which runs
+:func:`sklearn_rbm._kernels.gaussian.gaussian_minibatch_update`.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._kernels.gaussian import gaussian_minibatch_update
 from ._kernels.gibbs import dcp_minibatch_update
 from ._kernels.tempering import pt_minibatch_update
 from ._tempering import tempering_base
@@ -163,3 +165,55 @@ def dense_batch(batch):
     if sp.issparse(batch):
         return batch.toarray()
     return np.ascontiguousarray(batch)
+
+
+def gaussian_step(rbm, settings):
+    """The mini-batch step of every solver: one call of the Gaussian kernel
+    with the flags of ``settings`` and the estimator's state arrays (updated
+    in place)."""
+    W = rbm.components_
+    b, c = rbm._centred_visible_bias, rbm._centred_hidden_bias
+    mu, lam = rbm.offset_visible_, rbm.offset_hidden_
+    vel_W, vel_b, vel_c, vel_z = rbm._velocity
+    learn_sigma = rbm._learns_sigma()
+    # Kernel scratch, once per fit: the model product only when sigma learns.
+    data_term = np.empty_like(W)
+    model_term = np.empty_like(W) if learn_sigma else np.empty((0, 0), W.dtype)
+    log_var_rate = rbm.learning_rate * rbm.sigma_learning_rate_factor
+    tempering, accepted = None, np.zeros(0, dtype=np.int64)
+    if settings.spec.tempered:
+        # The ladder leads to the Gaussian AIS's base model (gaussian_tempering).
+        base_precision = 1.0 / np.asarray(rbm.base_sigma_, np.float64) ** 2
+        tempering = (rbm.betas_, np.asarray(rbm.base_mean_, np.float64), base_precision)
+        accepted = rbm._swap_monitor.accepted
+    rates = (
+        float(rbm.learning_rate),
+        float(log_var_rate) if learn_sigma else 0.0,
+        float(2.0 * np.log(rbm.min_sigma)),
+        float(rbm.momentum),
+        float(rbm.weight_decay),
+    )
+
+    def step(batch):
+        gaussian_minibatch_update(
+            dense_batch(batch[0]), W, b, c, rbm._log_variance, mu, lam,
+            settings.nu_mu, settings.nu_lam, rbm._chain_hidden,
+            settings.spec.persistent, settings.n_inner, rbm.n_gibbs_steps,
+            *rates, vel_W, vel_b, vel_c, vel_z, data_term, model_term,
+            tempering, accepted, rbm._kernel_rng,
+        )  # fmt: skip
+        if tempering is not None:
+            rbm._swap_monitor.rounds += 1
+
+    return step
+
+
+# The solvers of DCPBernoulliRBM, same flags, with the Gaussian update as
+# their step: it runs the DCP family and, for the tempered solvers ('pt',
+# 'cpt'), the tempered negative phase. A solver with another kind of step
+# needs a Gaussian entry of its own here.
+GAUSSIAN_SOLVERS = {
+    name: replace(spec, make_step=gaussian_step)
+    for name, spec in SOLVERS.items()
+    if spec.make_step is dcp_step or spec.tempered
+}
