@@ -14,8 +14,8 @@ FVBMPseudoLikelihood
     Fully visible Boltzmann machine (Ising model) fitted by maximum
     pseudo-likelihood, with an optional L1 penalty.
 GaussianBernoulliRBM
-    RBM with real-valued (Gaussian) visible units, trained by the five DCP
-    solvers of DCPBernoulliRBM, scored by its log-density.
+    RBM with real-valued (Gaussian) visible units, trained by the solvers of
+    DCPBernoulliRBM, scored by its log-density.
 
 Public modules: :mod:`sklearn_rbm.likelihood` (exact and AIS log partition
 functions), :mod:`sklearn_rbm.inference` (belief propagation, mean field,
