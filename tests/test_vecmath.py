@@ -104,7 +104,7 @@ def test_element_wise_kernels_compile_to_vector_code():
         partition.log_partition_enumerate(np.zeros((2, 3)), c, np.zeros(2))
         for kernel in (
             gibbs.add_bias_sigmoid_,
-            gibbs._add_bias_sample_keyed,
+            gibbs.add_bias_sample_keyed_,
             partition._enumerate_block,
         ):
             for signature, ir in kernel.inspect_llvm().items():

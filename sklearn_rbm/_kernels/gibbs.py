@@ -40,7 +40,11 @@ def add_bias_sigmoid_(pre, bias):
 
 
 @vector_jit
-def _add_bias_sample_keyed(pre, bias, key):
+def add_bias_sample_keyed_(pre, bias, key):
+    """In place: ``pre[r, j] = 1`` with probability ``sigmoid(pre[r, j] + bias[j])``,
+    drawing the uniform of entry ``(r, j)`` from the counter-based stream
+    ``key`` (so a caller that keys each row's stream, as RAISE does per data
+    row, gets draws that do not depend on the rows beside it)."""
     n_rows, n_cols = pre.shape
     for r in range(n_rows):
         for j in range(n_cols):
@@ -51,7 +55,7 @@ def _add_bias_sample_keyed(pre, bias, key):
 @jit
 def add_bias_sample_(pre, bias, rng):
     """In place: ``pre[r, j] = 1`` with probability ``sigmoid(pre[r, j] + bias[j])``."""
-    _add_bias_sample_keyed(pre, bias, new_key(rng))
+    add_bias_sample_keyed_(pre, bias, new_key(rng))
 
 
 @vector_jit

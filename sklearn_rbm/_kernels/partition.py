@@ -12,7 +12,7 @@ import numpy as np
 
 from ._jit import jit
 from .blas import gemm_
-from .gibbs import _add_bias_sample_keyed, add_bias_sample_
+from .gibbs import add_bias_sample_, add_bias_sample_keyed_
 from .random import new_key, uniform
 from .vecmath import exp_minus_abs, log_positive, softplus
 from .vecmath import jit as vector_jit
@@ -277,7 +277,7 @@ def raise_log_weights(V_data, W, b, c, base_bias, betas, n_chains, keys):
         gemm_(beta, A, W, 0.0, V)
         _annealed_visible_bias_(visible_bias, base_bias, b, beta)
         for e in range(n_examples):
-            _add_bias_sample_keyed(
+            add_bias_sample_keyed_(
                 V[e * n_chains : (e + 1) * n_chains],
                 visible_bias,
                 _step_key(keys[e], step + 1),
