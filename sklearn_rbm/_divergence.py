@@ -19,8 +19,10 @@ import numpy as np
 
 #: How far, in nats per unit, the ceiling may fall below the base-rate model.
 MARGIN_PER_UNIT = 1.0
-#: Rows of the training data the check looks at (fixed, so it costs little).
-N_CHECKED_ROWS = 1000
+#: Rows of the training data the check looks at, once per epoch: enough for a
+#: collapse of hundreds of nats to show, few enough to cost about 1% of a
+#: PCD-1 epoch on the 5,000-image MNIST subset (1,000 rows cost 4%).
+N_CHECKED_ROWS = 250
 
 
 def base_rate_log_likelihood(X, mean):
