@@ -19,12 +19,14 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.datasets import load_digits
 
 from sklearn_rbm import (
     ConditionalRBMRegressor,
     DCPBernoulliRBM,
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
+    GaussianBernoulliRBM,
 )
 from sklearn_rbm.datasets import load_binary_digits, make_fvbm
 
@@ -34,6 +36,7 @@ CRBM = [
     "n_iter_", "n_skipped_batches_", "history_", "inference_max_iter_",
 ]  # fmt: skip
 FVBM = ["coupling_", "intercept_", "n_iter_", "pseudo_likelihood_curve_"]
+GAUSSIAN = RBM + ["sigma_"]
 TIMINGS = ("seconds", "time")
 
 
@@ -116,6 +119,33 @@ def _fvbm(out):
         fvbm = FVBMPseudoLikelihood(solver=solver, random_state=0).fit(X)
         _put(out, f"fvbm-{solver}", fvbm, FVBM + ["coupling_std_", "intercept_std_"])
         out[f"fvbm-{solver}|score"] = np.asarray(fvbm.score(X[:50]))
+    for name, params in (
+        ("newton", dict(solver="newton")),
+        ("nodewise", dict(solver="nodewise")),
+        ("newton-l1", dict(solver="newton", penalty="l1", alpha=0.01)),
+    ):
+        fvbm = FVBMPseudoLikelihood(random_state=0, **params).fit(X)
+        _put(out, f"fvbm-{name}", fvbm, FVBM)
+
+
+def _tempering(out, X):
+    for solver in ("pt", "cpt"):
+        rbm = DCPBernoulliRBM(
+            n_components=16, solver=solver, n_iter=3, batch_size=20,
+            n_temperatures=3, random_state=0,
+        ).fit(X)  # fmt: skip
+        _put(out, f"dcp-{solver}", rbm, RBM + ["betas_"])
+
+
+def _gaussian(out, X):
+    for solver in ("cd", "pcd", "cg", "sdcp", "csdcp", "pt"):
+        for sigma in ("learn", 1.0):
+            rbm = GaussianBernoulliRBM(
+                n_components=8, solver=solver, sigma=sigma, n_iter=3,
+                batch_size=20, random_state=0,
+            ).fit(X)  # fmt: skip
+            _put(out, f"gaussian-{solver}-{sigma}", rbm, GAUSSIAN)
+            out[f"gaussian-{solver}-{sigma}|score"] = np.asarray(rbm.score(X[:50]))
 
 
 def record(path):
@@ -126,6 +156,9 @@ def record(path):
     _frank_wolfe(out, X)
     _conditional(out, X)
     _fvbm(out)
+    _tempering(out, X)
+    grey = load_digits().data[:400]
+    _gaussian(out, (grey - grey.mean(axis=0)) / (grey.std(axis=0) + 1.0))
     np.savez(path, **out)
     digest = hashlib.sha256()
     for key in sorted(out):
