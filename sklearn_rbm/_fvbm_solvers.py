@@ -39,6 +39,7 @@ from ._fvbm_joint import (
 )
 from ._fvbm_model import pack, unpack
 from ._fvbm_objective import Monitor
+from ._fvbm_proximal import ProximalNewtonState, proximal_newton_iteration
 from ._kernels import fvbm as kernels
 from ._utils import one_blas_thread
 
@@ -169,10 +170,21 @@ def _objective(problem, estimator, units=None):
 
 
 def _solve_newton(problem, intercept, coupling, estimator, settings):
-    """Truncated Newton on all parameters (see the module docstring)."""
-    state = _NewtonState(
-        _objective(problem, estimator), theta_matrix(intercept, coupling)
-    )
+    """Truncated Newton on all parameters, proximal Newton with an L1 penalty
+    (see the module docstring)."""
+    objective = _objective(problem, estimator)
+    Theta = theta_matrix(intercept, coupling)
+    if objective.has_l1:
+        state = ProximalNewtonState(objective, Theta)
+        monitor = Monitor(state.value, problem.n_samples, estimator)
+        for _ in range(estimator.max_iter):
+            sweeps = proximal_newton_iteration(state)
+            if monitor.record(
+                state.value, state.next_rise, cd_sweeps=sweeps, free=state.n_free
+            ):
+                break
+        return (*split_theta(state.Theta), monitor)
+    state = _NewtonState(objective, Theta)
     monitor = Monitor(state.value, problem.n_samples, estimator)
     for _ in range(estimator.max_iter):
         n_steps = _newton_iteration(state)

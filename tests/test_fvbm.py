@@ -31,6 +31,7 @@ from sklearn_rbm._fvbm_joint import (
     theta_matrix,
 )
 from sklearn_rbm._fvbm_model import distinct_rows, pack, unpack
+from sklearn_rbm._fvbm_proximal import FreeSetModel
 from sklearn_rbm._kernels import fvbm as kernels
 from sklearn_rbm._utils import one_blas_thread
 from sklearn_rbm.datasets import make_fvbm, sample_fvbm
@@ -762,6 +763,64 @@ def test_l1_above_the_largest_covariance_gradient_is_the_independent_model():
     one = FVBMPseudoLikelihood(penalty="l1", alpha=0.95 * largest).fit(X)
     nonzero = np.flatnonzero(one.coupling_[np.triu_indices(6, 1)])
     np.testing.assert_array_equal(nonzero, [np.argmax(np.abs(grad))])
+
+
+def test_free_set_blocks_are_the_hessian_on_the_free_coordinates():
+    # Proximal Newton's unit blocks B_j, used through per_unit and the flat
+    # layout, against the dense Hessian product of PseudoLikelihood on a
+    # direction supported on the free set (intercepts and a few couplings).
+    rng = np.random.default_rng(4)
+    X = np.where(rng.random((500, 7)) < 0.4, 1.0, -1.0)
+    objective = PseudoLikelihood(X, np.full(500, 1 / 500), hessian_dtype=np.float64)
+    T = rng.normal(0.0, 0.2, (7, 7))
+    objective.derivatives(T + T.T)
+    free_j, free_k = np.array([0, 0, 2, 3, 5]), np.array([1, 4, 6, 4, 6])
+    model = FreeSetModel(
+        np.ascontiguousarray(X.T), objective.curvatures, free_j, free_k
+    )
+    step_b, step_m = rng.normal(size=7), rng.normal(size=5)
+    V = np.zeros((7, 7))
+    V[free_j, free_k] = V[free_k, free_j] = step_m
+    V[np.diag_indices(7)] = step_b
+    expected = objective.hessian_product(V)
+    # U_j = B_j v_j by unit; a coordinate's product sums its units' entries
+    U = np.zeros(model.columns.size)
+    per_unit = model.per_unit(step_b, step_m)
+    for j in range(7):
+        start, stop = model.offsets[j], model.offsets[j + 1]
+        k = stop - start
+        block = model.blocks[model.block_start[j] : model.block_start[j] + k * k]
+        U[start:stop] = block.reshape(k, k) @ per_unit[start:stop]
+    for j in range(7):
+        assert U[model.offsets[j] + model.self_pos[j]] == pytest.approx(
+            expected[j, j], rel=1e-10
+        )
+    for q, (j, k) in enumerate(zip(free_j, free_k, strict=True)):
+        product = U[model.offsets[j] + model.pos_jk[q]]
+        product += U[model.offsets[k] + model.pos_kj[q]]
+        assert product == pytest.approx(expected[j, k], rel=1e-10)
+
+
+def test_l1_newton_meets_the_optimality_conditions_when_the_working_set_binds():
+    # From the independent start far more couplings pass the gradient test
+    # than the working set admits (max(d, nonzero)); the fit must still end
+    # where every coupling satisfies the L1 optimality conditions, checked
+    # with the numpy gradient: |g| <= alpha at zero, g = alpha sign(m) off it.
+    X, _, _ = make_fvbm(3000, 24, coupling_variance=0.08, random_state=5)
+    alpha = 0.004
+    b = np.arctanh(X.mean(axis=0))
+    start = numpy_gradient(np.concatenate([b, np.zeros(276)]), X)[24:]
+    assert np.count_nonzero(np.abs(start) > alpha) > 24  # the limit binds
+    est = FVBMPseudoLikelihood(penalty="l1", alpha=alpha, tol=1e-12).fit(X)
+    upper = np.triu_indices(24, 1)
+    m = est.coupling_[upper]
+    g = numpy_gradient(pack(est.intercept_, est.coupling_), X)
+    np.testing.assert_allclose(g[:24], 0.0, atol=1e-8)
+    zero = m == 0.0
+    assert zero.any() and not zero.all()
+    np.testing.assert_array_less(np.abs(g[24:][zero]), alpha + 1e-8)
+    np.testing.assert_allclose(g[24:][~zero], alpha * np.sign(m[~zero]), atol=1e-8)
+    assert np.all(np.diff(est.pseudo_likelihood_curve_) >= -1e-12)
 
 
 def cycle_graph(d, strength):
