@@ -259,6 +259,19 @@ def scatter_blocks(blocks, index):
 
 
 @jit
+def mirror_triangle(A, lower):
+    """Copy one triangle of the square ``A`` onto the other, in place (LAPACK
+    and BLAS routines for symmetric matrices fill one triangle only)."""
+    p = A.shape[0]
+    for i in range(p):
+        for j in range(i + 1, p):
+            if lower:
+                A[i, j] = A[j, i]
+            else:
+                A[j, i] = A[i, j]
+
+
+@jit
 def packed_scores(X, R, out):
     """Each row's score in the packed parameter space: ``out[i] = sum_j R_ij
     z_ij`` arranged as ``theta = [b, M[triu(d, 1)]]``, i.e. ``R_ij`` for
