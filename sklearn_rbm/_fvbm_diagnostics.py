@@ -99,7 +99,9 @@ class FitCurvature:
         hessian = kernels.scatter_blocks(blocks, kernels.parameter_index(d))
         hessian[np.diag_indices_from(hessian)] += alpha_l2
         try:
-            return scipy.linalg.cho_factor(hessian, overwrite_a=True)
+            # hessian.T: the same symmetric matrix in the Fortran order LAPACK
+            # wants, so it is factorised in place instead of copied.
+            return scipy.linalg.cho_factor(hessian.T, overwrite_a=True)
         except np.linalg.LinAlgError:
             return None
 
