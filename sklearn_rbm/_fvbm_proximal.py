@@ -4,7 +4,7 @@ This is what ``solver='newton'`` runs with ``penalty='l1'``. Each iteration
 replaces the smooth part of the objective (the log-PL) by its second-order
 model at the current point and maximises the model minus the L1 term by
 coordinate descent (Lee, Sun & Saunders 2014; for the pseudo-likelihood of a
-binary pairwise network, Hoefling & Tibshirani 2009), then takes the step
+binary pairwise network, Höfling & Tibshirani 2009), then takes the step
 with a backtracking line search on the true objective.
 
 What makes it fast is that the model lives on the free set alone: the

@@ -8,14 +8,16 @@ returns ``(intercept, coupling, monitor)``.
 
 * 'newton': truncated Newton on all parameters at once. Each step solves the
   Newton system by preconditioned conjugate gradients with exact
-  Hessian-vector products (two matrix products each, :mod:`._fvbm_joint`);
-  with an L1 penalty it is the orthant-wise variant (Andrew & Gao 2007; Byrd,
-  Chin, Nocedal & Oztoprak 2016): Newton on the free coordinates, iterates
-  projected onto the orthant of the current point, so couplings reach exact
-  zeros.
-* 'nodewise': the same Newton iteration on each unit's logistic regression
-  separately (Ravikumar, Wainwright & Lafferty 2010), groups of units in
-  parallel through joblib; the couplings are then symmetrised.
+  Hessian-vector products (two matrix products each, :mod:`._fvbm_joint`).
+  With an L1 penalty it is proximal Newton on the free couplings, with exact
+  per-unit Hessian blocks (:mod:`._fvbm_proximal`).
+* 'nodewise': the truncated Newton iteration on each unit's logistic
+  regression separately (Ravikumar, Wainwright & Lafferty 2010), groups of
+  units in parallel through joblib; the couplings are then symmetrised. With
+  an L1 penalty its steps are orthant-wise (Andrew & Gao 2007; Byrd, Chin,
+  Nocedal & Oztoprak 2016): Newton on the free coordinates, iterates
+  projected onto the orthant of the current point, so coefficients reach
+  exact zeros.
 * 'mm': the lower bound of Nguyen & Wood (2016) on every conditional at once,
   maximised by conjugate gradients on its fixed curvature (never formed).
 * 'bslm', 'ga': Nguyen & Wood's coordinate-wise algorithm (compiled sweep).
