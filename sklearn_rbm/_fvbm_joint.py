@@ -106,6 +106,11 @@ class PseudoLikelihood:
             return 0.5 * (np.vdot(U, V) + np.dot(np.diagonal(U), np.diagonal(V)))
         return np.vdot(U, V)
 
+    @property
+    def intercept_index(self):
+        """``Theta[intercept_index]`` are the modelled units' intercepts."""
+        return self._rows, self._cols
+
     def intercepts(self, Theta):
         return Theta[self._rows, self._cols]
 

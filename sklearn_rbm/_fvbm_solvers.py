@@ -41,7 +41,7 @@ from ._fvbm_joint import (
 )
 from ._fvbm_model import pack, unpack
 from ._fvbm_objective import Monitor
-from ._fvbm_proximal import ProximalNewtonState, proximal_newton_iteration
+from ._fvbm_proximal import ProximalNewtonState
 from ._kernels import fvbm as kernels
 from ._utils import one_blas_thread
 
@@ -68,96 +68,76 @@ _MAX_HALVINGS = 40
 
 
 class _NewtonState:
-    """A Newton iterate: ``Theta``, the objective there, its smooth gradient,
-    the preconditioner for the Hessian there, and the estimated next rise."""
+    """A truncated Newton iterate of the smooth objective (L2 or no penalty):
+    ``Theta``, the objective there, its gradient, the preconditioner for the
+    Hessian there, and the estimated next rise. :meth:`step` moves it."""
 
     def __init__(self, objective, Theta):
         self.objective = objective
         self.diagonal = False  # precondition by the Hessian's diagonal
-        self.Theta = Theta
-        self.value, self.gradient = objective.derivatives(Theta)
-        self._prepare()
-
-    def _prepare(self):
-        """The ascent direction and preconditioner at ``Theta``, and the rise
-        a Newton step could bring, ``<v, M v> / 2`` with ``M`` the
-        preconditioner: it underestimates the curvature (one curvature per row
-        and unit scale, each coupling's two units solved apart), so this
-        overestimates the rise, by 1 to 25 times in our runs."""
-        objective = self.objective
-        self.ascent = _pseudo_gradient(objective, self.Theta, self.gradient)
-        self.free = ((self.Theta != 0.0) | (self.ascent != 0.0)).astype(np.float64)
-        bound = objective.preconditioner()
-        self.precondition = (
-            objective.diagonal_preconditioner() if self.diagonal else bound
-        )
-        direction = bound(self.ascent) * self.free
-        self.next_rise = 0.5 * objective.inner(self.ascent, direction)
+        self.move(Theta)
 
     def move(self, Theta):
         self.Theta = Theta
         self.value, self.gradient = self.objective.derivatives(Theta)
         self._prepare()
 
+    def _prepare(self):
+        """The preconditioner at ``Theta``, and the rise a Newton step could
+        bring, ``<g, M g> / 2`` with ``M`` the preconditioner: it
+        underestimates the curvature (one curvature per row and unit scale,
+        each coupling's two units solved apart), so this overestimates the
+        rise, by 1 to 25 times in our runs."""
+        objective = self.objective
+        bound = objective.preconditioner()
+        self.precondition = (
+            objective.diagonal_preconditioner() if self.diagonal else bound
+        )
+        self.next_rise = 0.5 * objective.inner(self.gradient, bound(self.gradient))
 
-def _pseudo_gradient(objective, Theta, gradient):
-    """Steepest ascent of the objective with its L1 term (Andrew & Gao 2007).
+    def step(self):
+        """One truncated Newton step with a backtracking line search.
 
-    Off zero the L1 term is smooth; at zero a coordinate moves only if its
-    gradient beats the penalty, and then by the excess.
-    """
-    if not objective.has_l1:
-        return gradient
-    lam = objective.l1
-    ascent = gradient - lam * np.sign(Theta)
-    zero = Theta == 0.0
-    g, threshold = gradient[zero], lam[zero]
-    ascent[zero] = np.where(
-        g > threshold, g - threshold, np.where(g < -threshold, g + threshold, 0.0)
-    )
-    return ascent
+        Returns the figures of the progress line (conjugate-gradient steps);
+        the state moves to the new point, or stays with ``next_rise = 0``
+        when no step raises the objective (converged).
+        """
+        objective, Theta = self.objective, self.Theta
+        step, n_steps = self._newton_system()
+        if n_steps == _NODE_GRAM_MAX_CG_STEPS and not self.diagonal:
+            self.diagonal = True
+            self.precondition = objective.diagonal_preconditioner()
+            step, more_steps = self._newton_system()
+            n_steps += more_steps
+        t = 1.0
+        for _ in range(_MAX_HALVINGS):
+            trial = Theta + t * step
+            value = objective.value(trial)
+            rise = objective.inner(self.gradient, trial - Theta)
+            if value >= self.value + _ARMIJO * rise:
+                self.move(trial)
+                return {"cg_steps": n_steps}
+            t *= 0.5
+        self.next_rise = 0.0  # no step raises the objective: converged
+        return {"cg_steps": n_steps}
 
-
-def _newton_iteration(state):
-    """One (orthant-wise) truncated Newton step with a backtracking line search.
-
-    Returns the number of conjugate-gradient steps; ``state`` moves to the new
-    point (or stays, when no step raises the objective: converged).
-    """
-    objective, Theta, ascent = state.objective, state.Theta, state.ascent
-    step, n_steps = _newton_system(state, state.diagonal)
-    if n_steps == _NODE_GRAM_MAX_CG_STEPS and not state.diagonal:
-        state.diagonal = True
-        state.precondition = objective.diagonal_preconditioner()
-        step, more_steps = _newton_system(state, True)
-        n_steps += more_steps
-    orthant = np.where(Theta != 0.0, np.sign(Theta), np.sign(ascent))
-    crossing = objective.l1 > 0.0
-    t = 1.0
-    for _ in range(_MAX_HALVINGS):
-        trial = Theta + t * step
-        if objective.has_l1:  # stay in the orthant: a crossing coupling stops at 0
-            trial[crossing & (np.sign(trial) != orthant)] = 0.0
-        value = objective.value(trial)
-        if value >= state.value + _ARMIJO * objective.inner(ascent, trial - Theta):
-            state.move(trial)
-            return n_steps
-        t *= 0.5
-    state.next_rise = 0.0  # no step raises the objective: converged
-    return n_steps
+    def _newton_system(self):
+        """Truncated conjugate gradients on the Newton system."""
+        return conjugate_gradient(
+            self.objective.hessian_product,
+            self.gradient,
+            self.precondition,
+            self.objective.inner,
+            _NEWTON_FORCING,
+            _NEWTON_MAX_CG_STEPS if self.diagonal else _NODE_GRAM_MAX_CG_STEPS,
+        )
 
 
-def _newton_system(state, diagonal):
-    """Truncated conjugate gradients on the Newton system of the free coordinates."""
-    objective, free = state.objective, state.free
-    return conjugate_gradient(
-        lambda V: objective.hessian_product(V) * free,
-        state.ascent,
-        lambda R: state.precondition(R) * free,
-        objective.inner,
-        _NEWTON_FORCING,
-        _NEWTON_MAX_CG_STEPS if diagonal else _NODE_GRAM_MAX_CG_STEPS,
-    )
+def _newton_state(objective, Theta):
+    """Proximal Newton under an L1 penalty, truncated Newton otherwise."""
+    if objective.has_l1:
+        return ProximalNewtonState(objective, Theta)
+    return _NewtonState(objective, Theta)
 
 
 def _objective(problem, estimator, units=None):
@@ -174,23 +154,13 @@ def _objective(problem, estimator, units=None):
 def _solve_newton(problem, intercept, coupling, estimator, settings):
     """Truncated Newton on all parameters, proximal Newton with an L1 penalty
     (see the module docstring)."""
-    objective = _objective(problem, estimator)
-    Theta = theta_matrix(intercept, coupling)
-    if objective.has_l1:
-        state = ProximalNewtonState(objective, Theta)
-        monitor = Monitor(state.value, problem.n_samples, estimator)
-        for _ in range(estimator.max_iter):
-            sweeps = proximal_newton_iteration(state)
-            if monitor.record(
-                state.value, state.next_rise, cd_sweeps=sweeps, free=state.n_free
-            ):
-                break
-        return (*split_theta(state.Theta), monitor)
-    state = _NewtonState(objective, Theta)
+    state = _newton_state(
+        _objective(problem, estimator), theta_matrix(intercept, coupling)
+    )
     monitor = Monitor(state.value, problem.n_samples, estimator)
     for _ in range(estimator.max_iter):
-        n_steps = _newton_iteration(state)
-        if monitor.record(state.value, state.next_rise, cg_steps=n_steps):
+        figures = state.step()
+        if monitor.record(state.value, state.next_rise, **figures):
             break
     return (*split_theta(state.Theta), monitor)
 
@@ -210,7 +180,7 @@ def _solve_nodewise(problem, intercept, coupling, estimator, settings):
     groups = np.array_split(np.arange(d), min(d, effective_n_jobs(estimator.n_jobs)))
     Theta = theta_matrix(intercept, coupling)
     states = [
-        _NewtonState(_objective(problem, estimator, units), Theta[:, units].copy())
+        _newton_state(_objective(problem, estimator, units), Theta[:, units].copy())
         for units in groups
     ]
     monitor = Monitor(sum(s.value for s in states), problem.n_samples, estimator)
@@ -218,10 +188,11 @@ def _solve_nodewise(problem, intercept, coupling, estimator, settings):
     blas = one_blas_thread() if len(groups) > 1 else nullcontext()
     with blas, Parallel(n_jobs=len(groups), prefer="threads") as parallel:
         for _ in range(estimator.max_iter):
-            steps = parallel(delayed(_newton_iteration)(s) for s in states)
+            figures = parallel(delayed(state.step)() for state in states)
             value = sum(s.value for s in states)
             next_rise = sum(s.next_rise for s in states)
-            if monitor.record(value, next_rise, cg_steps=sum(steps)):
+            totals = {key: sum(f[key] for f in figures) for key in figures[0]}
+            if monitor.record(value, next_rise, **totals):
                 break
     W = np.hstack([s.Theta for s in states])
     intercept = np.diagonal(W).copy()

@@ -31,7 +31,7 @@ from sklearn_rbm._fvbm_joint import (
     theta_matrix,
 )
 from sklearn_rbm._fvbm_model import distinct_rows, pack, unpack
-from sklearn_rbm._fvbm_proximal import FreeSetModel
+from sklearn_rbm._fvbm_proximal import FreeSetModel, ProximalNewtonState
 from sklearn_rbm._kernels import fvbm as kernels
 from sklearn_rbm._utils import one_blas_thread
 from sklearn_rbm.datasets import make_fvbm, sample_fvbm
@@ -776,7 +776,11 @@ def test_free_set_blocks_are_the_hessian_on_the_free_coordinates():
     objective.derivatives(T + T.T)
     free_j, free_k = np.array([0, 0, 2, 3, 5]), np.array([1, 4, 6, 4, 6])
     model = FreeSetModel(
-        np.ascontiguousarray(X.T), objective.curvatures, free_j, free_k
+        np.ascontiguousarray(X.T),
+        objective.curvatures,
+        np.arange(7),
+        (free_j, free_k),
+        (free_k, free_j),
     )
     step_b, step_m = rng.normal(size=7), rng.normal(size=5)
     V = np.zeros((7, 7))
@@ -785,7 +789,7 @@ def test_free_set_blocks_are_the_hessian_on_the_free_coordinates():
     expected = objective.hessian_product(V)
     # U_j = B_j v_j by unit; a coordinate's product sums its units' entries
     U = np.zeros(model.columns.size)
-    per_unit = model.per_unit(step_b, step_m)
+    per_unit = model.per_block(step_b, step_m)
     for j in range(7):
         start, stop = model.offsets[j], model.offsets[j + 1]
         k = stop - start
@@ -796,8 +800,8 @@ def test_free_set_blocks_are_the_hessian_on_the_free_coordinates():
             expected[j, j], rel=1e-10
         )
     for q, (j, k) in enumerate(zip(free_j, free_k, strict=True)):
-        product = U[model.offsets[j] + model.pos_jk[q]]
-        product += U[model.offsets[k] + model.pos_kj[q]]
+        product = U[model.offsets[j] + model.pos_first[q]]
+        product += U[model.offsets[k] + model.pos_second[q]]
         assert product == pytest.approx(expected[j, k], rel=1e-10)
 
 
@@ -821,6 +825,37 @@ def test_l1_newton_meets_the_optimality_conditions_when_the_working_set_binds():
     np.testing.assert_array_less(np.abs(g[24:][zero]), alpha + 1e-8)
     np.testing.assert_allclose(g[24:][~zero], alpha * np.sign(m[~zero]), atol=1e-8)
     assert np.all(np.diff(est.pseudo_likelihood_curve_) >= -1e-12)
+
+
+def test_proximal_newton_in_the_nodewise_layout_solves_each_lasso():
+    # solver='nodewise' with L1: each modelled unit's L1 logistic regression
+    # (half of each coupling's penalty per unit), checked per unit with the
+    # numpy gradient of its conditional log-likelihood.
+    X, _, _ = make_fvbm(2000, 12, coupling_variance=0.1, random_state=6)
+    units, alpha = np.array([0, 4, 5, 11]), 0.02
+    objective = PseudoLikelihood(
+        X, np.full(2000, 1 / 2000), units=units, alpha_l1=alpha,
+        hessian_dtype=np.float32,
+    )  # fmt: skip
+    Theta = np.zeros((12, 4))
+    Theta[units, np.arange(4)] = np.arctanh(X[:, units].mean(axis=0))
+    state = ProximalNewtonState(objective, Theta)
+    for _ in range(100):
+        state.step()
+        if state.next_rise < 1e-14:
+            break
+    W = state.Theta
+    for c, j in enumerate(units):
+        Z = X.copy()
+        Z[:, j] = 1.0
+        residual = X[:, j] - np.tanh(Z @ W[:, c])
+        g = Z.T @ residual / 2000
+        assert abs(g[j]) < 1e-8  # the free intercept
+        others = np.delete(np.arange(12), j)
+        w, g = W[others, c], g[others]
+        assert (w == 0).any() and (w != 0).any()
+        np.testing.assert_array_less(np.abs(g[w == 0]), alpha / 2 + 1e-8)
+        np.testing.assert_allclose(g[w != 0], alpha / 2 * np.sign(w[w != 0]), atol=1e-8)
 
 
 def test_l1_newton_on_binarised_digits_meets_the_optimality_conditions():

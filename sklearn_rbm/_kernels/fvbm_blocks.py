@@ -11,12 +11,15 @@ two blocks) instead of a product with the whole Hessian.
 
 Layout (all flat, built by :class:`sklearn_rbm._fvbm_proximal.FreeSetModel`):
 
-* unit ``j``'s free columns are ``offsets[j]:offsets[j + 1]`` of the per-unit
-  arrays (``U`` here), ``k_j`` of them, its own intercept at ``self_pos[j]``;
-* its block ``B_j`` (``k_j x k_j``, symmetric, row-major) starts at
-  ``block_start[j]`` of ``blocks``;
-* free coupling ``q`` joins units ``pair_j[q] < pair_k[q]``, at position
-  ``pos_jk[q]`` of ``pair_j[q]``'s columns and ``pos_kj[q]`` of ``pair_k[q]``'s.
+* block ``c`` (unit ``c``'s logistic regression) has its free columns at
+  ``offsets[c]:offsets[c + 1]`` of the per-block arrays (``U`` here),
+  ``k_c`` of them, its own intercept at ``self_pos[c]``; the block itself
+  (``k_c x k_c``, symmetric, row-major) starts at ``block_start[c]`` of
+  ``blocks``;
+* free coefficient ``q`` is column ``pos_first[q]`` of block
+  ``block_first[q]`` and, for a coupling shared by two units (the symmetric
+  layout), also column ``pos_second[q]`` of block ``block_second[q]``
+  (``-1`` in the node-wise layout, where each unit has its own).
 """
 
 from ._jit import jit
@@ -35,10 +38,10 @@ def l1_model_descent(
     block_start,
     offsets,
     self_pos,
-    pair_j,
-    pair_k,
-    pos_jk,
-    pos_kj,
+    block_first,
+    block_second,
+    pos_first,
+    pos_second,
     grad_b,
     grad_m,
     theta_b,
@@ -63,13 +66,13 @@ def l1_model_descent(
     h delta_c^2``, falls below ``rtol^2`` times the first sweep's, or after
     ``max_sweeps``; returns the number of sweeps.
     """
-    d = grad_b.size
+    n_blocks = grad_b.size
     n_pairs = grad_m.size
     first = 0.0
     sweep = 0
     while sweep < max_sweeps:
         change = 0.0
-        for j in range(d):
+        for j in range(n_blocks):
             k = offsets[j + 1] - offsets[j]
             s = self_pos[j]
             row = block_start[j] + s * k
@@ -81,21 +84,23 @@ def l1_model_descent(
                 _add_row(U, offsets[j], blocks, row, k, step)
                 change += h * step * step
         for q in range(n_pairs):
-            j = pair_j[q]
-            m = pair_k[q]
+            j = block_first[q]
             kj = offsets[j + 1] - offsets[j]
-            km = offsets[m + 1] - offsets[m]
-            row_j = block_start[j] + pos_jk[q] * kj
-            row_m = block_start[m] + pos_kj[q] * km
-            h_data = blocks[row_j + pos_jk[q]] + blocks[row_m + pos_kj[q]]
+            row_j = block_start[j] + pos_first[q] * kj
+            h_data = blocks[row_j + pos_first[q]]
+            model_product = U[offsets[j] + pos_first[q]]
+            m = block_second[q]
+            shared = m >= 0
+            km = 0
+            row_m = 0
+            if shared:
+                km = offsets[m + 1] - offsets[m]
+                row_m = block_start[m] + pos_second[q] * km
+                h_data += blocks[row_m + pos_second[q]]
+                model_product += U[offsets[m] + pos_second[q]]
             h = max(h_data + l2_m[q], min_curvature)
             current = new_m[q]
-            gradient = (
-                grad_m[q]
-                - U[offsets[j] + pos_jk[q]]
-                - U[offsets[m] + pos_kj[q]]
-                - l2_m[q] * (current - theta_m[q])
-            )
+            gradient = grad_m[q] - model_product - l2_m[q] * (current - theta_m[q])
             target = current + gradient / h
             threshold = l1_m[q] / h
             if target > threshold:
@@ -108,7 +113,8 @@ def l1_model_descent(
             if step != 0.0:
                 new_m[q] = target
                 _add_row(U, offsets[j], blocks, row_j, kj, step)
-                _add_row(U, offsets[m], blocks, row_m, km, step)
+                if shared:
+                    _add_row(U, offsets[m], blocks, row_m, km, step)
                 change += h * step * step
         sweep += 1
         if sweep == 1:
@@ -119,12 +125,14 @@ def l1_model_descent(
 
 
 @jit
-def per_unit_values(
-    offsets, self_pos, pair_j, pair_k, pos_jk, pos_kj, values_b, values_m, out
-):
-    """Scatter packed values (intercepts, free couplings) to the per-unit layout."""
-    for j in range(values_b.size):
-        out[offsets[j] + self_pos[j]] = values_b[j]
+def per_block_values(
+    offsets, self_pos, block_first, block_second, pos_first, pos_second,
+    values_b, values_m, out,
+):  # fmt: skip
+    """Scatter packed values (intercepts, free coefficients) to the per-block layout."""
+    for c in range(values_b.size):
+        out[offsets[c] + self_pos[c]] = values_b[c]
     for q in range(values_m.size):
-        out[offsets[pair_j[q]] + pos_jk[q]] = values_m[q]
-        out[offsets[pair_k[q]] + pos_kj[q]] = values_m[q]
+        out[offsets[block_first[q]] + pos_first[q]] = values_m[q]
+        if block_second[q] >= 0:
+            out[offsets[block_second[q]] + pos_second[q]] = values_m[q]
