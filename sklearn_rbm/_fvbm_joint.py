@@ -73,6 +73,7 @@ class PseudoLikelihood:
         alpha_l2=0.0,
         alpha_l1=0.0,
         hessian_dtype=np.float64,
+        hessian_rows=None,
     ):
         n, d = X.shape
         self.symmetric = units is None
@@ -89,13 +90,20 @@ class PseudoLikelihood:
         self.l1 = np.full(self.shape, alpha_l1 * share)
         self.l1[self._rows, self._cols] = 0.0
         self.has_l1 = alpha_l1 > 0
-        self._X_h = np.ascontiguousarray(self.X, dtype=hessian_dtype)
-        self._XU_h = np.ascontiguousarray(self.XU, dtype=hessian_dtype)
+        # Hessian products may use a subsample of the rows, reweighted to
+        # the total weight (a sub-sampled Newton direction, Byrd, Chin,
+        # Neveitt & Nocedal 2011); values and gradients always use all rows.
+        self._hessian_rows = hessian_rows
+        sample = slice(None) if hessian_rows is None else hessian_rows
+        self._hessian_scale = 1.0 if hessian_rows is None else w.sum() / w[sample].sum()
+        self._X_h = np.ascontiguousarray(self.X[sample], dtype=hessian_dtype)
+        self._XU_h = np.ascontiguousarray(self.XU[sample], dtype=hessian_dtype)
         m = self.units.size
         self._A = np.empty((n, m))
         self._R = np.empty((n, m))
         self._D = np.empty((n, m), hessian_dtype)
-        self._S = np.empty((n, m), hessian_dtype)
+        self._D_h = self._D
+        self._S = np.empty((self._X_h.shape[0], m), hessian_dtype)
         self._Theta = None
 
     # -- the vector space of parameters -------------------------------------
@@ -160,6 +168,10 @@ class PseudoLikelihood:
         if self._Theta is not Theta:
             self._fields(Theta)
         log_pl = passes.conditional_pass(self.XU, self._A, self.w, self._R, self._D)
+        if self._hessian_rows is not None:
+            self._D_h = self._D[self._hessian_rows] * self._D.dtype.type(
+                self._hessian_scale
+            )
         gradient = self._to_parameters(self.X.T @ self._R, self._R.sum(axis=0))
         gradient -= self.l2 * Theta
         return log_pl - self.penalty(Theta), gradient
@@ -168,11 +180,11 @@ class PseudoLikelihood:
         """Minus the Hessian of the smooth part applied to the direction ``V``."""
         dtype = self._S.dtype
         S = np.matmul(self._X_h, V.astype(dtype), out=self._S)
-        passes.curvature_weighted_fields(
-            S, self._XU_h, self.intercepts(V).astype(dtype), self._D
+        column_sums = passes.curvature_weighted_fields(
+            S, self._XU_h, self.intercepts(V).astype(dtype), self._D_h
         )
         U = (self._X_h.T @ S).astype(np.float64)
-        product = self._to_parameters(U, S.sum(axis=0, dtype=np.float64))
+        product = self._to_parameters(U, column_sums)
         product += self.l2 * V
         return product
 
@@ -183,7 +195,7 @@ class PseudoLikelihood:
         D_ij`` at intercept ``j`` and ``sum_i D_ij + D_ik`` at coupling
         ``m_jk`` (only ``D_ij`` in the node-wise layout).
         """
-        sums = self._D.sum(axis=0, dtype=np.float64)
+        sums = self._D_h.sum(axis=0, dtype=np.float64)
         diagonal = np.zeros(self.shape) if self.symmetric else np.empty(self.shape)
         if self.symmetric:
             diagonal += sums[:, None]
@@ -197,7 +209,7 @@ class PseudoLikelihood:
 
     def preconditioner(self):
         """A :class:`NodeGramPreconditioner` for the curvatures kept last."""
-        D = self._D
+        D = self._D_h
         omega = D.mean(axis=1, dtype=np.float64)
         total = omega.sum()
         scale = D.sum(axis=0, dtype=np.float64) / total
@@ -208,8 +220,10 @@ class PseudoLikelihood:
         # on in one image only, two pixels always equal); a relative 1e-6
         # changes no useful direction of a preconditioner.
         ridge = 0.5 * self.l2.max(initial=0.0) + 1e-6 * total
+        # X in the Hessian's dtype: the Gram matrix of a preconditioner need
+        # not be exact (float32 halves its n x d x d product)
         return NodeGramPreconditioner(
-            self.X, omega, scale, ridge, self.units, self.symmetric
+            self._X_h, omega, scale, ridge, self.units, self.symmetric
         )
 
 
@@ -234,9 +248,9 @@ class NodeGramPreconditioner:
     """
 
     def __init__(self, X, omega, scale, ridge, units, symmetric):
-        C = (X.T * omega) @ X
+        C = ((X.T * omega.astype(X.dtype)) @ X).astype(np.float64)
         C[np.diag_indices_from(C)] += ridge
-        m = X.T @ omega
+        m = (X.T @ omega.astype(X.dtype)).astype(np.float64)
         d = C.shape[0]
         Q = scipy.linalg.cho_solve(scipy.linalg.cho_factor(C), np.eye(d))
         # B_j = C + e_j delta_j^T + delta_j e_j^T with delta_j = m - C[:, j]

@@ -765,6 +765,48 @@ def test_l1_above_the_largest_covariance_gradient_is_the_independent_model():
     np.testing.assert_array_equal(nonzero, [np.argmax(np.abs(grad))])
 
 
+def test_subsampled_hessian_products_use_the_reweighted_rows():
+    # hessian_rows: the product of the sampled rows, reweighted to the total
+    # weight; value and gradient still from every row.
+    rng = np.random.default_rng(7)
+    X = np.where(rng.random((400, 6)) < 0.5, 1.0, -1.0)
+    w = np.full(400, 1 / 400)
+    rows = np.sort(rng.permutation(400)[:100])
+    sampled = PseudoLikelihood(X, w, hessian_rows=rows)
+    full = PseudoLikelihood(X, w)
+    on_sample = PseudoLikelihood(X[rows], np.full(100, 1 / 100))
+    T = rng.normal(0.0, 0.2, (6, 6))
+    T = T + T.T
+    V = rng.normal(size=(6, 6))
+    V = V + V.T
+    value, gradient = sampled.derivatives(T)
+    expected_value, expected_gradient = full.derivatives(T)
+    assert value == expected_value
+    np.testing.assert_array_equal(gradient, expected_gradient)
+    on_sample.derivatives(T)
+    np.testing.assert_allclose(
+        sampled.hessian_product(V), on_sample.hessian_product(V), rtol=1e-12
+    )
+
+
+def test_newton_with_a_sampled_hessian_reaches_the_mple():
+    # With many distinct rows (here 5,000 > 100 d) the Newton directions use
+    # 50 d of them; the line search and the stopping rule use all, so the fit
+    # ends at the maximiser that L-BFGS-B (all rows throughout) finds.
+    from sklearn_rbm._fvbm_solvers import _HESSIAN_ROWS_PER_UNIT
+
+    X, _, _ = make_fvbm(5000, 20, coupling_variance=0.5 / 20, random_state=8)
+    assert len(distinct_rows(X)[0]) >= 2 * _HESSIAN_ROWS_PER_UNIT * 20
+    newton = FVBMPseudoLikelihood(tol=1e-10, compute_std=False).fit(X)
+    lbfgs = FVBMPseudoLikelihood(solver="lbfgs", tol=1e-10, compute_std=False)
+    lbfgs.fit(X)
+    assert newton.pseudo_likelihood_curve_[-1] == pytest.approx(
+        lbfgs.pseudo_likelihood_curve_[-1], rel=1e-11
+    )
+    np.testing.assert_allclose(newton.coupling_, lbfgs.coupling_, atol=1e-5)
+    assert np.all(np.diff(newton.pseudo_likelihood_curve_) >= 0)
+
+
 def test_free_set_blocks_are_the_hessian_on_the_free_coordinates():
     # Proximal Newton's unit blocks B_j, used through per_unit and the flat
     # layout, against the dense Hessian product of PseudoLikelihood on a

@@ -83,9 +83,14 @@ def curvature_weighted_fields(dA, X, intercept, D):
 
     ``dA = X V`` for a direction ``V = dM + diag(db)``; the result is the
     ``n x d`` array whose transposed product with ``X`` is minus the Hessian
-    applied to ``V``.
+    applied to ``V``. Returns the column sums of ``S`` (accumulated in
+    float64), the product's intercept entries, from the same pass.
     """
     n, d = dA.shape
+    sums = np.zeros(d)
     for i in range(n):
         for j in range(d):
-            dA[i, j] = D[i, j] * (dA[i, j] + intercept[j] * (1.0 - X[i, j]))
+            s = D[i, j] * (dA[i, j] + intercept[j] * (1.0 - X[i, j]))
+            dA[i, j] = s
+            sums[j] += s
+    return sums
