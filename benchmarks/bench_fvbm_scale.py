@@ -147,8 +147,8 @@ def compare(d, n_samples, with_peers, extras, stop_gap, with_scipy=True):
             f"{f'  (to {stop_gap:.0e} of ours, or stalled)':<34} {trace[-1, 0]:9.2f} "
             f"{len(trace):>7} {(best - values['scipy']) / abs(best):11.1e}"
         )
-    elif with_peers:
-        reference = lr_time
+    if with_peers:
+        reference = lr_time if reference is None else reference
         row("node-wise LogisticRegression", lr_time, "", values["logistic"], best)
     row("ours, solver='newton' (default)", ours_time, ours.n_iter_,
         values["ours"], best, reference)  # fmt: skip

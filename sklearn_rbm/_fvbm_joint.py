@@ -37,6 +37,12 @@ import scipy.linalg
 
 from ._kernels import fvbm_passes as passes
 
+#: The Newton solvers' backtracking line search: a step is accepted once the
+#: objective rises by ``ARMIJO`` times what its first-order model promised,
+#: halving it up to ``MAX_HALVINGS`` times (then the fit has converged).
+ARMIJO = 1e-4
+MAX_HALVINGS = 40
+
 
 def theta_matrix(intercept, coupling):
     """``Theta = M + diag(b)``."""
@@ -61,7 +67,8 @@ class PseudoLikelihood:
     :meth:`derivatives` gives the gradient there and keeps the curvatures for
     :meth:`hessian_product`. Values and gradients are float64; Hessian
     products, which only steer the search direction of a Newton step, run in
-    ``hessian_dtype`` (float32 halves the cost of their matrix products).
+    ``hessian_dtype`` (float32 halves the cost of their matrix products) and
+    on ``hessian_rows`` (a sample of the rows; default all).
     """
 
     def __init__(

@@ -24,6 +24,7 @@ conditioned; exact blocks do not care.
 
 import numpy as np
 
+from ._fvbm_joint import ARMIJO, MAX_HALVINGS
 from ._kernels import fvbm_blocks as kernels
 
 # The model is maximised until a sweep changes the coordinates by this
@@ -32,19 +33,17 @@ from ._kernels import fvbm_blocks as kernels
 # search and the next iteration can tell apart.
 _MODEL_RTOL = 1e-2
 _MODEL_MAX_SWEEPS = 100
-_ARMIJO = 1e-4
-_MAX_HALVINGS = 40
 
 
 class FreeSetModel:
     """Minus the Hessian of the log-PL on the free coordinates, block by unit.
 
-    Block ``c`` is the logistic regression of unit ``units[c]``, with curvatures
-    ``D[:, c]``. Free coefficient ``q`` is the coefficient of unit
-    ``first_column[q]`` in block ``first_block[q]`` and, where a coupling is
-    shared by two units (the symmetric layout), also that of unit
-    ``second_column[q]`` in block ``second_block[q]``. Every intercept is
-    free. The attributes are the flat layout of :mod:`._kernels.fvbm_blocks`.
+    Block ``c`` is the logistic regression of unit ``units[c]``, with
+    curvatures ``D[:, c]``. Free coefficient ``q`` is the coefficient of unit
+    ``first[1][q]`` in block ``first[0][q]`` and, where a coupling is shared
+    by two units (the symmetric layout), also that of unit ``second[1][q]``
+    in block ``second[0][q]``. Every intercept is free. The attributes are
+    the flat layout of :mod:`._kernels.fvbm_blocks`.
     """
 
     def __init__(self, XT, D, units, first, second=None):
@@ -125,7 +124,7 @@ class ProximalNewtonState:
 
     def step(self):
         """Step towards the model's maximiser, halving until the objective
-        rises by ``_ARMIJO`` times the promised first-order rise (Tseng & Yun
+        rises by ``ARMIJO`` times the promised first-order rise (Tseng & Yun
         2009).
 
         Returns the figures of the progress line (coordinate-descent sweeps,
@@ -135,10 +134,10 @@ class ProximalNewtonState:
         objective, Theta, new = self.objective, self.Theta, self.new
         figures = {"cd_sweeps": self.sweeps, "free": self.n_free}
         t = 1.0
-        for _ in range(_MAX_HALVINGS):
+        for _ in range(MAX_HALVINGS):
             trial = new if t == 1.0 else Theta + t * (new - Theta)
             value = objective.value(trial)
-            if value >= self.value + _ARMIJO * t * self.linear_rise:
+            if value >= self.value + ARMIJO * t * self.linear_rise:
                 self.move(trial)
                 return figures
             t *= 0.5

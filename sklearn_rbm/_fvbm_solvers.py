@@ -8,7 +8,8 @@ returns ``(intercept, coupling, monitor)``.
 
 * 'newton': truncated Newton on all parameters at once. Each step solves the
   Newton system by preconditioned conjugate gradients with exact
-  Hessian-vector products (two matrix products each, :mod:`._fvbm_joint`).
+  Hessian-vector products (two matrix products each, :mod:`._fvbm_joint`),
+  on a fixed sample of the rows where there are many.
   With an L1 penalty it is proximal Newton on the free couplings, with exact
   per-unit Hessian blocks (:mod:`._fvbm_proximal`).
 * 'nodewise': the truncated Newton iteration on each unit's logistic
@@ -33,6 +34,8 @@ import scipy.optimize
 from joblib import Parallel, delayed, effective_n_jobs
 
 from ._fvbm_joint import (
+    ARMIJO,
+    MAX_HALVINGS,
     NodeGramPreconditioner,
     PseudoLikelihood,
     conjugate_gradient,
@@ -59,8 +62,6 @@ _MM_MAX_CG_STEPS = 500
 # diagonal needs tens. A solve that has not converged in this many steps
 # switches the fit to the diagonal for good.
 _NODE_GRAM_MAX_CG_STEPS = 50
-_ARMIJO = 1e-4
-_MAX_HALVINGS = 40
 _HESSIAN_ROWS_PER_UNIT = 50
 
 
@@ -111,11 +112,11 @@ class _NewtonState:
             step, more_steps = self._newton_system()
             n_steps += more_steps
         t = 1.0
-        for _ in range(_MAX_HALVINGS):
+        for _ in range(MAX_HALVINGS):
             trial = Theta + t * step
             value = objective.value(trial)
             rise = objective.inner(self.gradient, trial - Theta)
-            if value >= self.value + _ARMIJO * rise:
+            if value >= self.value + ARMIJO * rise:
                 self.move(trial)
                 return {"cg_steps": n_steps}
             t *= 0.5
