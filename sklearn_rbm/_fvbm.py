@@ -72,8 +72,9 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
     solver : {'newton', 'nodewise', 'mm', 'bslm', 'ga', 'lbfgs'}, default='newton'
         - 'newton': truncated Newton on all parameters at once, each step
           solved by preconditioned conjugate gradients with exact
-          Hessian-vector products; orthant-wise with ``penalty='l1'``. The
-          fast route at every size.
+          Hessian-vector products (on a sample of the rows where there are
+          many); with ``penalty='l1'``, proximal Newton on the free couplings
+          with exact per-unit Hessian blocks. The fast route at every size.
         - 'nodewise': each unit's logistic regression on the others fitted
           separately (Ravikumar, Wainwright & Lafferty 2010), then the two
           estimates of each coupling averaged (with ``penalty='l1'``, zero

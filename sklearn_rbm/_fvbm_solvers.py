@@ -15,10 +15,7 @@ returns ``(intercept, coupling, monitor)``.
 * 'nodewise': the truncated Newton iteration on each unit's logistic
   regression separately (Ravikumar, Wainwright & Lafferty 2010), groups of
   units in parallel through joblib; the couplings are then symmetrised. With
-  an L1 penalty its steps are orthant-wise (Andrew & Gao 2007; Byrd, Chin,
-  Nocedal & Oztoprak 2016): Newton on the free coordinates, iterates
-  projected onto the orthant of the current point, so coefficients reach
-  exact zeros.
+  an L1 penalty it is proximal Newton too, one exact block per unit.
 * 'mm': the lower bound of Nguyen & Wood (2016) on every conditional at once,
   maximised by conjugate gradients on its fixed curvature (never formed).
 * 'bslm', 'ga': Nguyen & Wood's coordinate-wise algorithm (compiled sweep).
