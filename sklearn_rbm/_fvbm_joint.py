@@ -127,7 +127,7 @@ class PseudoLikelihood:
         return self._rows, self._cols
 
     def intercepts(self, Theta):
-        return Theta[self._rows, self._cols]
+        return Theta[self.intercept_index]
 
     @property
     def residuals(self):
