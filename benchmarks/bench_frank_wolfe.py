@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import expit
 
 from sklearn_rbm import DCPBernoulliRBM, FrankWolfeRBM
-from sklearn_rbm._frank_wolfe_growth import _SubProblem
+from sklearn_rbm._frank_wolfe.growth import _SubProblem
 from sklearn_rbm.datasets import load_mnist_subset
 
 FW_SETTINGS = dict(

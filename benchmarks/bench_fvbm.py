@@ -40,7 +40,7 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from sklearn_rbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
-from sklearn_rbm._fvbm_model import pack as _pack
+from sklearn_rbm._fvbm.model import pack as _pack
 from sklearn_rbm.datasets import make_fvbm
 
 N_SAMPLES = 16_000

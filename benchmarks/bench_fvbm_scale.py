@@ -43,7 +43,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from sklearn_rbm import FVBMPseudoLikelihood
-from sklearn_rbm._fvbm_model import pack
+from sklearn_rbm._fvbm.model import pack
 from sklearn_rbm.datasets import make_fvbm
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

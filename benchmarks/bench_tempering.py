@@ -48,16 +48,17 @@ import numpy as np
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
-import sklearn_rbm._tempering as tempering
+import sklearn_rbm._rbm.tempering as tempering
 from sklearn_rbm import DCPBernoulliRBM
-from sklearn_rbm._kernels.gibbs import sample_bernoulli
-from sklearn_rbm._kernels.tempering import (
-    pt_sample,
-    swap_replicas_,
+from sklearn_rbm._core.utils import kernel_rng
+from sklearn_rbm._rbm.kernels import pt_sample, swap_replicas_
+from sklearn_rbm._rbm.layers.bernoulli import (
+    BernoulliLayer,
+    sample_bernoulli,
     tempered_sample_,
     tempered_sigmoid_,
+    units_of,
 )
-from sklearn_rbm._utils import kernel_rng
 from sklearn_rbm.datasets import load_binary_digits
 from sklearn_rbm.likelihood import log_likelihood_bounds
 
@@ -137,8 +138,9 @@ def profile_parts(n_temperatures, W, b, c, base, rng, repeat):
         "sample v": lambda: tempered_sample_(V.copy(), b, base, betas, 100, rng),
         "sigmoid h": lambda: tempered_sigmoid_(A.copy(), c, betas, 100),
         "swap round": lambda: swap_replicas_(
-            V.copy(), A.copy(), b - base, c, betas, 100, rng, accepted
-        ),
+            units_of(c), V.copy(), A.copy(), V, b - base, c, betas, 100, rng,
+            accepted, False,
+        ),  # fmt: skip
         "sample h": lambda: sample_bernoulli(A, rng),
     }
     if n_temperatures == 1:
@@ -208,21 +210,37 @@ def small(args):
 
 # ------------------------------------------------------------------ family
 FAMILIES = ("base-rate", "uniform")
+_TOWARDS_BASE_RATE = BernoulliLayer.tempering_base
+
+
+def temper_towards(towards):
+    """Make the Bernoulli layer's tempering lead to ``towards``: the
+    base-rate model (the package's choice), or the uniform distribution
+    (the whole energy scaled by ``beta``). Not a hyperparameter: switched
+    here, for this experiment only."""
+    if towards == "uniform":
+        BernoulliLayer.tempering_base = lambda self, model, dtype: np.zeros(
+            model.components_.shape[1], dtype=dtype
+        )
+    else:
+        BernoulliLayer.tempering_base = _TOWARDS_BASE_RATE
 
 
 def swap_rates(rbm, betas, burn_in=30, rounds=60, n_chains=100):
     """Swap acceptance per neighbour pair of ``n_chains`` tempering systems on
     a fitted RBM, after ``burn_in`` rounds, under the module's family."""
     dtype = rbm.components_.dtype
-    parameters = (rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_)
-    base = tempering.tempering_base(rbm, dtype)
+    W, b, c = rbm.components_, units_of(rbm.intercept_visible_), rbm.intercept_hidden_
+    hidden = units_of(c)
+    base = BernoulliLayer().tempering_base(rbm, dtype)
     rs = np.random.RandomState(0)
-    V = rs.random_sample((betas.size * n_chains, parameters[0].shape[1]))
+    V = rs.random_sample((betas.size * n_chains, W.shape[1]))
     V = (V < expit(rbm.base_rate_bias_)).astype(dtype)
     accepted = np.zeros(betas.size - 1, dtype=np.int64)
-    V = pt_sample(V, *parameters, base, betas, burn_in, kernel_rng(rs), accepted)
+    arguments = (b, None, hidden, base)
+    V = pt_sample(*arguments, V, W, c, betas, burn_in, kernel_rng(rs), accepted)
     accepted[:] = 0
-    pt_sample(V, *parameters, base, betas, rounds, kernel_rng(rs), accepted)
+    pt_sample(*arguments, V, W, c, betas, rounds, kernel_rng(rs), accepted)
     return accepted / (rounds * n_chains)
 
 
@@ -242,12 +260,12 @@ def family(args):
     for n_temperatures, min_beta in ((4, 0.9), (4, 0.5), (12, 0.8), (12, 0.5)):
         betas = tempering.temperature_ladder(n_temperatures, min_beta, "linear")
         for towards in FAMILIES:
-            tempering.TEMPERING = towards  # not a hyperparameter: switch it here
+            temper_towards(towards)
             rates = swap_rates(rbm, betas)
             shown = " ".join(f"{rate:.2f}" for rate in rates)
             name = f"{n_temperatures} linear to {min_beta}"
             print(f"  {name:20s} {towards:10s} min {rates.min():.3f}  {shown}")
-    tempering.TEMPERING = "base-rate"
+    temper_towards("base-rate")
 
     X = load_binary_digits()[0]
     order = np.random.RandomState(0).permutation(X.shape[0])
@@ -261,7 +279,7 @@ def family(args):
     ladders = [(4, 3, 0.5, "linear"), (4, 3, 0.2, "linear"), (4, 3, 0.2, "geometric")]
     for n_temperatures, sweeps, min_beta, spacing in ladders:
         for towards in FAMILIES:
-            tempering.TEMPERING = towards
+            temper_towards(towards)
             scores, rates = [], []
             for seed in range(3):
                 rbm = DCPBernoulliRBM(
@@ -279,7 +297,7 @@ def family(args):
             name = f"PT {n_temperatures} x {sweeps}, {spacing} to {min_beta}"
             shown = " ".join(f"{rate:.2f}" for rate in np.mean(rates, axis=0))
             print(f"  {name:30s} {towards:10s} {np.mean(scores):8.3f}  {shown}")
-    tempering.TEMPERING = "base-rate"
+    temper_towards("base-rate")
     scores = [
         DCPBernoulliRBM(
             n_components=16, solver="pcd", n_gibbs_steps=12, learning_rate=0.1,

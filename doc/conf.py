@@ -40,11 +40,12 @@ intersphinx_mapping = {}
 # Report every unresolved cross-reference (with -W, a broken link fails the
 # build). The only exceptions are objects of other projects, which cannot be
 # resolved offline (see intersphinx_mapping above): numpy.ndarray from the type
-# hints of the result containers, and the scikit-learn classes named in See
-# Also sections and in the user guide.
+# hints of the result containers, the scikit-learn classes named in See Also
+# sections and in the user guide, and joblib's parallel_config named where an
+# n_jobs parameter is documented.
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:.*", r"(numpy|scipy|sklearn)(\..+)?"),
+    (r"py:.*", r"(numpy|scipy|sklearn|joblib)(\..+)?"),
 ]
 
 # SKLEARN_RBM_EXAMPLE_QUICK=1 shrinks the examples (make html-quick); the full

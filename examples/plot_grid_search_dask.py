@@ -78,14 +78,25 @@ def fit_on_cluster(search, X, y):
         print("distributed is not installed: searching with joblib's default backend")
         return search.fit(X, y)
     n_workers = min(os.cpu_count() or 1, 4)
-    with dask.config.set({"distributed.nanny.pre-spawn-environ.NUMBA_NUM_THREADS": 1}):
-        cluster = LocalCluster(
-            n_workers=n_workers, threads_per_worker=1, dashboard_address=None
-        )
-    with cluster, Client(cluster) as client:
-        print(f"{len(client.scheduler_info()['workers'])} workers x 1 thread")
-        with joblib.parallel_backend("dask"):
-            return search.fit(X, y)
+    # The nanny applies its pre-spawn environment by writing it into *this*
+    # process's os.environ; put it back afterwards, or the thread caps would
+    # leak into whatever runs next here (numba refuses a NUMBA_NUM_THREADS that
+    # differs from the one its threads were launched with).
+    environment = dict(os.environ)
+    try:
+        with dask.config.set(
+            {"distributed.nanny.pre-spawn-environ.NUMBA_NUM_THREADS": 1}
+        ):
+            cluster = LocalCluster(
+                n_workers=n_workers, threads_per_worker=1, dashboard_address=None
+            )
+        with cluster, Client(cluster) as client:
+            print(f"{len(client.scheduler_info()['workers'])} workers x 1 thread")
+            with joblib.parallel_backend("dask"):
+                return search.fit(X, y)
+    finally:
+        os.environ.clear()
+        os.environ.update(environment)
 
 
 def plot_scores(search):

@@ -20,14 +20,14 @@ GaussianBernoulliRBM
 Public modules: :mod:`sklearn_rbm.likelihood` (exact and AIS log partition
 functions), :mod:`sklearn_rbm.inference` (belief propagation, mean field,
 exact marginals) and :mod:`sklearn_rbm.datasets`. The arithmetic lives in numba
-kernels under ``sklearn_rbm._kernels``.
+kernels under ``sklearn_rbm._numerics``.
 """
 
-from ._conditional import ConditionalRBMRegressor
-from ._dcp import DCPBernoulliRBM
-from ._frank_wolfe import FrankWolfeRBM
-from ._fvbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
-from ._gaussian import GaussianBernoulliRBM
+from ._conditional.estimator import ConditionalRBMRegressor
+from ._frank_wolfe.estimator import FrankWolfeRBM
+from ._fvbm.estimator import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
+from ._rbm.bernoulli import DCPBernoulliRBM
+from ._rbm.gaussian import GaussianBernoulliRBM
 
 __version__ = "0.1.0.dev0"
 

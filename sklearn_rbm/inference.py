@@ -25,10 +25,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit, logsumexp, xlogy
 
-from ._kernels import bp as _bp
-from ._kernels.partition import log_partition_enumerate
-from ._utils import as_real_array, kernel_array
-from .likelihood import MAX_EXACT_UNITS, check_enumerable
+from ._conditional import bp_kernels as _bp
+from ._core.utils import as_real_array, kernel_array
+from ._partition.enumeration import log_partition_enumerate
+from ._partition.exact import MAX_EXACT_UNITS, check_enumerable
 
 __all__ = [
     "InferenceResult",
@@ -145,7 +145,10 @@ def _check_model(components, visible_bias, hidden_bias):
         ("hidden_bias", c),
     ):
         if not np.all(np.isfinite(value)):
-            raise ValueError(f"{name} contains NaN or infinite values.")
+            raise ValueError(
+                f"{name} contains NaN or infinite values; the parameters must be "
+                "finite (non-finite ones come from a fit that diverged)."
+            )
     _check_fields(W, b, c)
     batched = b.ndim == 2 or c.ndim == 2
     n_samples = b.shape[0] if b.ndim == 2 else (c.shape[0] if c.ndim == 2 else 1)

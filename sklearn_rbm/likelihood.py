@@ -26,45 +26,36 @@ the free energy ``F`` in closed form; all the difficulty is ``log Z``.
 Parameters use scikit-learn's orientation: ``components`` of shape
 ``(n_hidden, n_visible)``.
 
-This module is the public face; the code lives by concern in private modules:
-``_partition_exact.py`` (free energy, enumeration, :class:`LogPartition`),
-``_annealing.py`` (AIS), ``_raise.py`` (RAISE and the bounds) and
-``_gaussian_likelihood.py`` (the Gaussian case).
+This module is the public face: it re-exports, and nothing in the package
+imports it. The code lives by concern in private modules:
+``_partition/exact.py`` (the binary free energy, enumeration,
+:class:`LogPartition`), ``_partition/annealing.py`` (the schedules and the AIS
+kernel over any layers), ``_partition/ais.py`` and ``_partition/gaussian.py``
+(the validated AIS and Gaussian functions, over the layers of
+``_rbm/layers``), ``_partition/reverse_ais.py`` (RAISE and the bounds).
 """
 
-import numbers
-
-# The helpers marked F401 are re-exported for the estimator modules, not public.
-from ._annealing import (
-    SCHEDULE_CONSTRAINT,
-    _ais_band,  # noqa: F401
-    _base_rate_bias,  # noqa: F401
-    ais_betas,
-    base_rate_bias,
-    log_partition_ais,
+from ._partition.ais import base_rate_bias, log_partition_ais
+from ._partition.annealing import ais_betas
+from ._partition.exact import (
+    MAX_ENUMERABLE_UNITS,
+    MAX_EXACT_UNITS,
+    LogPartition,
+    free_energy,
+    log_partition_exact,
 )
-from ._gaussian_likelihood import (
+from ._partition.gaussian import (
     gaussian_free_energy,
     gaussian_log_partition_ais,
     gaussian_log_partition_exact,
 )
-from ._partition_exact import (
-    MAX_ENUMERABLE_UNITS,
-    MAX_EXACT_UNITS,
-    LogPartition,
-    _free_energy,  # noqa: F401
-    check_enumerable,  # noqa: F401
-    free_energy,
-    log_partition_exact,
-)
-from ._raise import (
+from ._partition.reverse_ais import (
     LikelihoodBounds,
     gaussian_log_likelihood_bounds,
     gaussian_log_likelihood_raise,
     log_likelihood_bounds,
     log_likelihood_raise,
 )
-from ._sklearn_compat import Interval, StrOptions
 
 __all__ = [
     "MAX_ENUMERABLE_UNITS",
@@ -84,12 +75,3 @@ __all__ = [
     "gaussian_log_likelihood_raise",
     "gaussian_log_likelihood_bounds",
 ]
-
-#: Constraints of the likelihood hyperparameters every estimator shares
-#: (``score_method``, ``ais_n_chains``, ``ais_betas``), for
-#: ``_parameter_constraints``.
-SCORE_PARAMETER_CONSTRAINTS = {
-    "score_method": [StrOptions({"auto", "exact", "ais"})],
-    "ais_n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-    "ais_betas": SCHEDULE_CONSTRAINT,
-}

@@ -101,7 +101,10 @@ def test_conditional_rbm_accepts_sparse_x_and_y(solver):
     dense fit."""
     rng = np.random.RandomState(0)
     X, Y = rng.randn(40, 5), (rng.rand(40, 3) < 0.5).astype(float)
-    X[X < 0.5] = 0.0
+    # Binary features (most of them zero), as bag-of-words indicators: the
+    # fit leaves them as they are, dense or sparse (other features it
+    # centres when dense and only scales when sparse, so that they stay so).
+    X = (X > 0.5).astype(float)
     params = dict(n_components=2, n_iter=2, solver=solver, random_state=0)
     dense = ConditionalRBMRegressor(**params).fit(X, Y)
     sparse = ConditionalRBMRegressor(**params).fit(sp.csr_matrix(X), sp.csr_matrix(Y))

@@ -1,4 +1,4 @@
-"""``sklearn_rbm/_kernels/blas.py``: ``gemm_`` against numpy for every layout
+"""``sklearn_rbm/_numerics/blas.py``: ``gemm_`` against numpy for every layout
 and dtype the kernels use, and its edge cases."""
 
 import itertools
@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from sklearn_rbm._kernels.blas import gemm_
+from sklearn_rbm._numerics.blas import gemm_
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

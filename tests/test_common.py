@@ -1,12 +1,27 @@
 """scikit-learn's estimator checks over every estimator and every solver,
 from one registry of instances and expected failures (as imbalanced-learn's
 ``instance_generator``), plus the checks scikit-learn runs by hand on its own
-estimators (parameter validation, set_output, feature names)."""
+estimators (parameter validation, set_output, feature names), and the generic
+properties every estimator and solver must have: bit-identical results across
+processes and thread counts, sparse = dense, float32 against float64,
+read-only memory maps, persistence through pickle, joblib and skops.io
+before and after ``score``, and ``clone``."""
+
+import functools
+import json
+import os
+import pickle
+import subprocess
+import sys
+import warnings
 
 import numpy as np
 import pytest
-from sklearn.base import TransformerMixin
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
+from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import (
     check_get_feature_names_out_error,
     check_global_output_transform_pandas,
@@ -23,53 +38,22 @@ from sklearn_rbm import (
     DCPBernoulliRBM,
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
-    GaussianBernoulliRBM,
 )
-from sklearn_rbm._sklearn_compat import estimator_check_domain
+from sklearn_rbm._core.sklearn_compat import estimator_check_domain
+
+from instances import (
+    INSTANCES,
+    fingerprint,
+    fingerprints,
+    fitted_arrays,
+    instance_id,
+    solvers_of,
+    training_data,
+)
 
 # ----------------------------------------------------------------- registry
-# Small and quick instances, one per solver (every solver must pass).
-INSTANCES = [
-    *(
-        DCPBernoulliRBM(
-            n_components=8, solver=solver, n_iter=3, batch_size=10, random_state=0
-        )
-        for solver in ("cd", "pcd", "cg", "sdcp", "csdcp", "pt", "cpt")
-    ),
-    # Both ways of inserting a unit: the line search and the literal alpha_t = t.
-    *(
-        FrankWolfeRBM(
-            max_components=3,
-            unit_scale=unit_scale,
-            n_samples_per_step=20,
-            n_gibbs_steps=2,
-            n_bias_steps=2,
-            random_state=0,
-        )  # fmt: skip
-        for unit_scale in ("line-search", "one")
-    ),
-    *(
-        ConditionalRBMRegressor(
-            n_components=3, solver=solver, n_iter=2, n_gibbs_steps=2, random_state=0
-        )
-        for solver in ("cd", "cd-percloss", "mf", "bp", "mssvm", "lssvm")
-    ),
-    *(
-        FVBMPseudoLikelihood(solver=solver)
-        for solver in ("newton", "nodewise", "bslm", "ga", "mm", "lbfgs")
-    ),
-    FVBMPseudoLikelihood(penalty="l1", alpha=0.01),
-    # sigma learned with every solver, and fixed (the kernel's other branch).
-    *(
-        GaussianBernoulliRBM(
-            n_components=4, solver=solver, n_iter=3, batch_size=10, random_state=0
-        )
-        for solver in ("cd", "pcd", "cg", "sdcp", "csdcp", "pt")
-    ),
-    GaussianBernoulliRBM(
-        n_components=4, solver="cd", sigma=1.0, n_iter=3, batch_size=10, random_state=0
-    ),
-]
+# The instances (one per estimator and solver) live in tests/instances.py,
+# shared with the bad-input contract of tests/test_contract.py.
 
 # Checks an estimator is known to fail, with the reason.
 _UNIT_INTERVAL_ONLY = {
@@ -164,20 +148,13 @@ DOMAINS = {
 }
 
 
-def _name(estimator):
-    setting = getattr(estimator, "solver", getattr(estimator, "unit_scale", ""))
-    if getattr(estimator, "penalty", None) == "l1":
-        setting += "-l1"
-    return f"{type(estimator).__name__}-{setting}"
-
-
 @parametrize_with_checks(INSTANCES, expected_failed_checks=expected_failures)
 def test_sklearn_compatible_estimator(estimator, check):
     with estimator_check_domain(**DOMAINS.get(type(estimator), {})):
         check(estimator)
 
 
-@pytest.mark.parametrize("estimator", INSTANCES, ids=_name)
+@pytest.mark.parametrize("estimator", INSTANCES, ids=instance_id)
 def test_parameter_validation(estimator):
     with estimator_check_domain(**DOMAINS.get(type(estimator), {})):
         check_param_validation(type(estimator).__name__, estimator)
@@ -195,7 +172,7 @@ OUTPUT_CHECKS = [
 
 
 @pytest.mark.parametrize("check", OUTPUT_CHECKS, ids=lambda c: c.__name__)
-@pytest.mark.parametrize("estimator", TRANSFORMERS, ids=_name)
+@pytest.mark.parametrize("estimator", TRANSFORMERS, ids=instance_id)
 def test_set_output_and_feature_names(estimator, check):
     if "pandas" in check.__name__:
         pytest.importorskip("pandas")
@@ -235,3 +212,186 @@ def test_warnings_point_at_the_callers_line():
     for what, call in cases.items():
         warning = _warning_from(call)
         assert warning.filename == __file__, (what, warning.filename)
+
+
+# --------------------------------------------------------- the registry
+def test_every_estimator_and_solver_has_an_instance():
+    """A new public estimator, or a new solver of one, fails here until it
+    has an instance in tests/instances.py (and so every check below)."""
+    import sklearn_rbm
+
+    estimators = {
+        obj
+        for obj in map(functools.partial(getattr, sklearn_rbm), sklearn_rbm.__all__)
+        if isinstance(obj, type) and issubclass(obj, BaseEstimator)
+    }
+    assert estimators == {type(e) for e in INSTANCES}
+    for Estimator in estimators:
+        covered = {
+            getattr(e, "solver", None) for e in INSTANCES if type(e) is Estimator
+        }
+        assert solvers_of(Estimator) <= covered, Estimator.__name__
+
+
+# ----------------------------------------------------- generic properties
+# Each runs once over the registry, for every estimator and solver.
+def _fitted(estimator, data=None):
+    data = training_data(estimator) if data is None else data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # e.g. unconverged on tiny data
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return clone(estimator).fit(*data)
+
+
+def _queries(fitted, X):
+    """The deterministic answers of a fitted estimator on ``X``, by method."""
+    answers = {}
+    for method in (
+        "transform", "predict", "predict_proba", "score_samples", "free_energy",
+        "pseudo_log_likelihood",
+    ):  # fmt: skip
+        if hasattr(fitted, method):
+            answers[method] = getattr(fitted, method)(X)
+    return answers
+
+
+@pytest.fixture(scope="module")
+def other_process_fingerprints():
+    """Every instance's fingerprint (tests/instances.py) computed ONCE in
+    another process, on one thread where this one has numba's default."""
+    tests = os.path.dirname(os.path.abspath(__file__))
+    one_thread = {
+        name: "1"
+        for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+    }
+    result = subprocess.run(
+        [sys.executable, os.path.join(tests, "instances.py")],
+        env={**os.environ, "PYTHONPATH": os.path.dirname(tests), **one_thread},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=instance_id)
+def test_same_random_state_is_bit_identical_across_processes(
+    estimator, other_process_fingerprints
+):
+    """Fitted arrays, samples and AIS scores: the same bits in another process
+    with another thread count."""
+    assert fingerprint(estimator) == other_process_fingerprints[instance_id(estimator)]
+
+
+def test_random_public_functions_are_bit_identical_across_processes(
+    other_process_fingerprints,
+):
+    here = fingerprints()
+    for name in here:
+        assert here[name] == other_process_fingerprints[name], name
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=instance_id)
+def test_sparse_input_gives_the_dense_result(estimator):
+    """Sparse X fits the model dense X fits (to rounding), and queries agree;
+    an estimator without sparse support says how to densify."""
+    data = training_data(estimator)
+    sparse_data = (sp.csr_matrix(data[0]), *data[1:])
+    if not get_tags(estimator).input_tags.sparse:
+        with pytest.raises((TypeError, ValueError), match=r"toarray\(\)"):
+            clone(estimator).fit(*sparse_data)
+        return
+    dense, sparse = _fitted(estimator, data), _fitted(estimator, sparse_data)
+    for name, value in fitted_arrays(dense).items():
+        np.testing.assert_allclose(
+            fitted_arrays(sparse)[name], value, rtol=1e-9, atol=1e-12, err_msg=name
+        )
+    sparse_answers = _queries(sparse, sparse_data[0])
+    for method, answer in _queries(dense, data[0]).items():
+        np.testing.assert_allclose(
+            sparse_answers[method], answer, rtol=1e-9, atol=1e-12, err_msg=method
+        )
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=instance_id)
+def test_float32_agrees_with_float64(estimator):
+    """float32 data give the float64 model to float32 accuracy (chains may
+    flip a draw where a probability rounds differently: a loose tolerance),
+    and the answers keep float32 where the estimator says it does."""
+    data = training_data(estimator)
+    single = (data[0].astype(np.float32), *data[1:])
+    double, single_fit = _fitted(estimator, data), _fitted(estimator, single)
+    for name, value in fitted_arrays(double).items():
+        np.testing.assert_allclose(
+            fitted_arrays(single_fit)[name], value, rtol=0, atol=0.05, err_msg=name
+        )
+    answers = _queries(single_fit, single[0])
+    for method, answer in _queries(double, data[0]).items():
+        np.testing.assert_allclose(answers[method], answer, atol=0.05, err_msg=method)
+    transformer = get_tags(estimator).transformer_tags
+    if transformer is not None and "float32" in transformer.preserves_dtype:
+        assert answers["transform"].dtype == np.float32
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=instance_id)
+def test_read_only_memmap_gives_the_in_memory_result(estimator, tmp_path):
+    """joblib hands workers read-only memory maps: the fit and the answers
+    are the in-memory ones, bit for bit, and the file is untouched."""
+    data = training_data(estimator)
+    path = tmp_path / "X.npy"
+    np.save(path, data[0])
+    mapped = np.load(path, mmap_mode="r")
+    from_memory = _fitted(estimator, data)
+    from_map = _fitted(estimator, (mapped, *data[1:]))
+    for name, value in fitted_arrays(from_memory).items():
+        np.testing.assert_array_equal(fitted_arrays(from_map)[name], value, name)
+    answers = _queries(from_map, mapped)
+    for method, answer in _queries(from_memory, data[0]).items():
+        np.testing.assert_array_equal(answers[method], answer, method)
+    np.testing.assert_array_equal(np.load(path), data[0])
+
+
+def _round_trips(fitted, tmp_path):
+    """``fitted`` through pickle, joblib and skops.io, each restored."""
+    import joblib
+    import skops.io
+
+    path = tmp_path / "model.joblib"
+    joblib.dump(fitted, path)
+    blob = skops.io.dumps(fitted)
+    untrusted = skops.io.get_untrusted_types(data=blob)
+    # skops trusts numpy and scikit-learn by itself; only our classes remain.
+    assert all(name.startswith("sklearn_rbm.") for name in untrusted), untrusted
+    return {
+        "pickle": pickle.loads(pickle.dumps(fitted)),
+        "joblib": joblib.load(path),
+        "skops": skops.io.loads(blob, trusted=untrusted),
+    }
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=instance_id)
+def test_persistence_before_and_after_score(estimator, tmp_path):
+    """pickle, joblib and skops.io round-trips give the same answers, before
+    and after ``score`` (which caches log Z in the estimator)."""
+    pytest.importorskip("skops")
+    data = training_data(estimator)
+    fitted = _fitted(estimator, data)
+    expected = _queries(fitted, data[0])
+    for moment in ("before score", "after score"):
+        for way, restored in _round_trips(fitted, tmp_path).items():
+            answers = _queries(restored, data[0])
+            for method, answer in expected.items():
+                np.testing.assert_array_equal(answers[method], answer, (moment, way))
+            assert restored.score(*data) == fitted.score(*data)
+        fitted.score(*data)
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=instance_id)
+def test_clone_is_unfitted_and_refits_the_same_model(estimator):
+    fitted = _fitted(estimator)
+    copy = clone(fitted)
+    assert copy.get_params() == fitted.get_params()
+    assert not fitted_arrays(copy)
+    refitted = _fitted(copy)
+    for name, value in fitted_arrays(fitted).items():
+        np.testing.assert_array_equal(fitted_arrays(refitted)[name], value, name)

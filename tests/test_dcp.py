@@ -1,27 +1,29 @@
-"""DCPBernoulliRBM: the update rules, the seed's small-data results, the
-scikit-learn surface and bad input."""
+"""DCPBernoulliRBM: the update rules, Upadhya & Sastry's (2017) small-data
+results, the scikit-learn surface and bad input. (The generic properties --
+bit-identity across processes, float32, sparse and memory-mapped input,
+persistence -- run over every solver in tests/test_common.py.)"""
 
 import itertools
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from scipy.special import expit, logsumexp
 from sklearn.exceptions import NotFittedError
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 
 from sklearn_rbm import DCPBernoulliRBM
-from sklearn_rbm._kernels.gibbs import _weight_step_, dcp_minibatch_update
+from sklearn_rbm._rbm.kernels import minibatch_update_
+from sklearn_rbm._rbm.layers.base import weight_step_
+from sklearn_rbm._rbm.layers.bernoulli import BernoulliUnits
 from sklearn_rbm.datasets import (
     load_binary_digits,
     make_bars_and_stripes,
     make_shifting_bar,
 )
+
+from instances import solvers_of
 
 SOLVERS = ["cd", "pcd", "cg", "sdcp", "csdcp"]
 
@@ -56,11 +58,12 @@ def test_long_chain_update_follows_the_exact_gradient(centred):
 
     eta = 1e-6
     W_new, b_new, c_new = W.copy(), b_centred.copy(), c_centred.copy()
-    velocities = (np.zeros_like(W), np.zeros_like(b), np.zeros_like(c))
-    dcp_minibatch_update(
-        V, W_new, b_new, c_new, mu.copy(), lam.copy(), 0.0, 0.0,
-        np.zeros((n_rows, n_hidden)), False, 1, 50, eta, 0.0, 0.0,
-        *velocities, np.empty((n_hidden, n_visible)), np.random.default_rng(1),
+    minibatch_update_(
+        V, W_new, BernoulliUnits(b_new, np.zeros_like(b)),
+        BernoulliUnits(c_new, np.zeros_like(c)), (mu.copy(), lam.copy(), 0.0, 0.0),
+        (np.zeros((n_rows, n_hidden)), False, np.zeros(0, dtype=np.int64)), None,
+        (1, 50), (eta, 0.0, 0.0), (np.zeros_like(W), np.empty_like(W)),
+        np.random.default_rng(1),
     )  # fmt: skip
     tolerance = 4.0 / np.sqrt(n_rows)  # Monte Carlo error of 20,000 chains
     np.testing.assert_allclose((W_new - W) / eta, expected_W, atol=tolerance)
@@ -85,10 +88,15 @@ def test_weight_step_matches_its_formula(dtype, use_data_term, momentum, decay):
     expected_velocity = momentum * velocity + rate * (gradient - decay * W)
     expected_W = W + expected_velocity
 
-    _weight_step_(
-        W, velocity, data_term, use_data_term, H_data, V_data, H_model, V_model,
-        n_data, n_chains, rate, momentum, decay,
-    )  # fmt: skip
+    units = BernoulliUnits(np.zeros(n_visible, dtype), np.zeros(n_visible, dtype))
+    # A kept data term is the data product of an earlier inner iteration.
+    terms = (data_term, use_data_term, False)
+    data = (V_data, V_data, H_data, None, None)
+    chain = (V_model, H_model, None, None, n_chains)
+    centring = (np.zeros(n_visible, dtype), np.zeros(n_hidden, dtype), False)
+    weight_step_(
+        units, None, W, velocity, terms, data, chain, centring, (rate, momentum, decay)
+    )
     tolerance = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(W, expected_W, rtol=tolerance, atol=tolerance)
     if momentum > 0:
@@ -122,9 +130,10 @@ def test_centred_solver_exposes_the_equivalent_uncentred_rbm():
     )
 
 
-# ---------------------------------------------- the seed's small-data result
+# ------------------------- Upadhya & Sastry's (2017) small-data results
 def mean_final_atll(X, solver, n_epochs, learning_rate, seeds=(0, 1, 2)):
-    """Mean exact average log-likelihood over seeds, the seed's protocol."""
+    """Mean exact average log-likelihood over seeds, Upadhya & Sastry's
+    protocol."""
     K = 12 if solver in ("cd", "pcd", "cg") else 4  # equal cost: d * K' = K
     scores = []
     for seed in seeds:
@@ -167,24 +176,22 @@ def digits():
     return X, y
 
 
-def test_pipeline_grid_search_over_solvers_and_learning_rates(digits):
+def test_pipeline_grid_search_over_every_solver(digits):
+    """The solver is a hyperparameter like any other: a grid search over all
+    of them in a Pipeline fits each, and every one gives features that carry
+    the digit identity (chance 0.1; measured 0.53-0.68 per solver, 0.81 held
+    out)."""
     X, y = digits
     pipe = Pipeline(
         [
             ("rbm", DCPBernoulliRBM(32, batch_size=10, n_iter=5, random_state=0)),
-            ("clf", LogisticRegression(C=100, max_iter=1000)),
+            ("clf", RidgeClassifier()),
         ]
     )
-    grid = GridSearchCV(
-        pipe,
-        {"rbm__solver": SOLVERS, "rbm__learning_rate": [0.05, 0.1]},
-        cv=2,
-    ).fit(X[:600], y[:600])
-    assert len(grid.cv_results_["params"]) == 10
-    assert np.all(np.isfinite(grid.cv_results_["mean_test_score"]))
-    # Ten classes (chance 0.1) from 300 training images per fold: the hidden
-    # features carry the digit identity (measured 0.73-0.78; raw pixels 0.83).
-    assert grid.best_score_ > 0.6
+    solvers = sorted(solvers_of(DCPBernoulliRBM))
+    grid = GridSearchCV(pipe, {"rbm__solver": solvers}, cv=2).fit(X[:600], y[:600])
+    assert [p["rbm__solver"] for p in grid.cv_results_["params"]] == solvers
+    assert np.all(grid.cv_results_["mean_test_score"] > 0.4)
     assert grid.score(X[600:900], y[600:900]) > 0.6
 
 
@@ -199,53 +206,6 @@ def test_fit_then_partial_fit_equals_partial_fit_epochs(solver):
     np.testing.assert_array_equal(fitted.components_, stepped.components_)
     np.testing.assert_array_equal(fitted.intercept_visible_, stepped.intercept_visible_)
     assert stepped.n_iter_ == 3
-
-
-def test_same_random_state_is_bit_identical_across_processes():
-    code = textwrap.dedent(
-        """
-        import hashlib
-        from sklearn_rbm import DCPBernoulliRBM
-        from sklearn_rbm.datasets import load_binary_digits
-        X, _ = load_binary_digits()
-        rbm = DCPBernoulliRBM(n_components=16, solver="csdcp", n_iter=2,
-                              random_state=42).fit(X)
-        print(hashlib.sha256(rbm.components_.tobytes()).hexdigest())
-        """
-    )
-    digests = [
-        subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        for _ in range(2)
-    ]
-    assert digests[0] == digests[1] and len(digests[0]) == 64
-
-
-def test_float32_stays_float32(digits):
-    X = digits[0].astype(np.float32)
-    rbm = DCPBernoulliRBM(n_components=8, n_iter=2, random_state=0).fit(X)
-    assert rbm.components_.dtype == np.float32
-    assert rbm.transform(X).dtype == np.float32
-    assert np.isfinite(rbm.score(X))
-
-
-def test_sparse_input_gives_the_dense_result(digits):
-    X = digits[0][:300]
-    params = dict(n_components=8, n_iter=2, solver="pcd", random_state=0)
-    dense = DCPBernoulliRBM(**params).fit(X)
-    sparse = DCPBernoulliRBM(**params).fit(sp.csr_matrix(X))
-    np.testing.assert_array_equal(dense.components_, sparse.components_)
-    np.testing.assert_allclose(sparse.transform(sp.csr_matrix(X)), dense.transform(X))
-    assert sparse.score(sp.csr_matrix(X)) == pytest.approx(dense.score(X))
-
-
-def test_read_only_memmap_input(tmp_path, digits):
-    path = tmp_path / "X.npy"
-    np.save(path, digits[0][:200])
-    X = np.load(path, mmap_mode="r")
-    rbm = DCPBernoulliRBM(n_components=8, n_iter=1, random_state=0).fit(X)
-    assert rbm.transform(X).shape == (200, 8)
 
 
 def test_score_is_the_exact_log_likelihood():
@@ -380,7 +340,11 @@ def test_empty_and_single_sample_input(digits):
     with pytest.raises(ValueError, match="0 sample"):
         DCPBernoulliRBM(n_components=4).fit(X[:0])
     one = DCPBernoulliRBM(n_components=4, n_iter=2, random_state=0).fit(X[:1])
-    assert np.isfinite(one.score(X[:1]))
+    # The base-rate start gives each of the row's pixels probability 1 - 1e-3:
+    # the one row is nearly certain (exact log-likelihood, 4 hidden units),
+    # any other row nearly impossible.
+    assert one.score(X[:1]) > -1.0
+    assert one.score(X[1:2]) < -100.0
 
 
 @pytest.mark.parametrize(

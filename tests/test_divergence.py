@@ -1,6 +1,6 @@
 """A step size that wrecks the model stops the fit with a FloatingPointError
 that names the step size, and keeps the parameters of the last good epoch
-(sklearn_rbm/_divergence.py: the model's likelihood is provably far below
+(sklearn_rbm/_core/divergence.py: the model's likelihood is provably far below
 that of independent units). Before, these fits returned silently with weights
 of 1e3-1e7 and log-likelihoods thousands of nats below independent pixels."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sklearn_rbm import ConditionalRBMRegressor, DCPBernoulliRBM, FrankWolfeRBM
-from sklearn_rbm._divergence import likelihood_ceiling
+from sklearn_rbm._core.divergence import likelihood_ceiling
 from sklearn_rbm.datasets import flip_pixels, load_binary_digits, make_bars_and_stripes
 
 

@@ -5,35 +5,32 @@ Reference: Nguyen & Wood (2016), Neural Computation 28.
 """
 
 import contextlib
-import io
 import itertools
-import os
-import pickle
 import re
-import subprocess
-import sys
+import signal
 import warnings
 
 import numpy as np
 import pytest
 import scipy.optimize
 from scipy.special import logsumexp
-from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV
 
 from sklearn_rbm import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
-from sklearn_rbm import _fvbm_diagnostics as diagnostics
-from sklearn_rbm._fvbm_diagnostics import FitCurvature, separating_direction
-from sklearn_rbm._fvbm_joint import (
+from sklearn_rbm._core.utils import one_blas_thread
+from sklearn_rbm._fvbm import diagnostics, existence
+from sklearn_rbm._fvbm.diagnostics import FitCurvature
+from sklearn_rbm._fvbm.estimator import kernels
+from sklearn_rbm._fvbm.existence import separating_direction
+from sklearn_rbm._fvbm.joint import (
     NodeGramPreconditioner,
     PseudoLikelihood,
     theta_matrix,
 )
-from sklearn_rbm._fvbm_model import distinct_rows, pack, unpack
-from sklearn_rbm._fvbm_proximal import FreeSetModel, ProximalNewtonState
-from sklearn_rbm._kernels import fvbm as kernels
-from sklearn_rbm._utils import one_blas_thread
+from sklearn_rbm._fvbm.model import distinct_rows, pack, unpack
+from sklearn_rbm._fvbm.proximal import FreeSetModel, ProximalNewtonState
 from sklearn_rbm.datasets import make_fvbm, sample_fvbm
 
 SOLVERS = ["bslm", "ga", "mm", "lbfgs"]
@@ -495,9 +492,6 @@ def test_standard_errors_shapes_and_symmetry(well_posed):
     assert np.all(
         narrower[..., 1] - narrower[..., 0] <= coupling_ci[..., 1] - coupling_ci[..., 0]
     )
-    no_std = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(well_posed[0])
-    with pytest.raises(AttributeError, match="compute_std=True"):
-        no_std.confidence_intervals()
 
 
 # ---------------------------------------------------------------------------
@@ -542,53 +536,6 @@ def test_same_random_state_gives_bit_identical_results(well_posed):
     assert not np.array_equal(
         first.pseudo_likelihood_curve_, other.pseudo_likelihood_curve_
     )
-
-
-_FINGERPRINT = """
-import hashlib, numpy as np
-from sklearn_rbm import FVBMPseudoLikelihood
-from sklearn_rbm.datasets import make_fvbm
-X, _, _ = make_fvbm(800, 6, coupling_variance=0.1, random_state=0)
-est = FVBMPseudoLikelihood(init="random", score_method="ais", random_state=5).fit(X)
-parts = [est.coupling_, est.coupling_std_, est.score_samples(X), est.sample(50)]
-blob = b"".join(np.ascontiguousarray(a).tobytes() for a in parts)
-print(hashlib.sha256(blob).hexdigest())
-"""
-
-
-def test_bit_identical_across_processes_and_thread_counts():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    digests = set()
-    for threads in ("1", "2"):
-        env = {
-            **os.environ,
-            "PYTHONPATH": root,
-            "OMP_NUM_THREADS": threads,
-            "OPENBLAS_NUM_THREADS": threads,
-            "NUMBA_NUM_THREADS": threads,
-        }
-        result = subprocess.run(
-            [sys.executable, "-c", _FINGERPRINT],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        digests.add(result.stdout.strip())
-    here = io.StringIO()
-    with contextlib.redirect_stdout(here):
-        exec(_FINGERPRINT, {})
-    digests.add(here.getvalue().strip())
-    assert len(digests) == 1, digests
-
-
-def test_read_only_input_pickle_and_clone(well_posed):
-    X = well_posed[0].copy()
-    X.setflags(write=False)
-    est = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(X)
-    restored = pickle.loads(pickle.dumps(est))
-    np.testing.assert_array_equal(restored.score_samples(X), est.score_samples(X))
-    assert clone(est).get_params() == est.get_params()
 
 
 def test_grid_search_over_solvers(well_posed):
@@ -793,7 +740,7 @@ def test_newton_with_a_sampled_hessian_reaches_the_mple():
     # With many distinct rows (here 5,000 > 100 d) the Newton directions use
     # 50 d of them; the line search and the stopping rule use all, so the fit
     # ends at the maximiser that L-BFGS-B (all rows throughout) finds.
-    from sklearn_rbm._fvbm_solvers import _HESSIAN_ROWS_PER_UNIT
+    from sklearn_rbm._fvbm.solvers import _HESSIAN_ROWS_PER_UNIT
 
     X, _, _ = make_fvbm(5000, 20, coupling_variance=0.5 / 20, random_state=8)
     assert len(distinct_rows(X)[0]) >= 2 * _HESSIAN_ROWS_PER_UNIT * 20
@@ -1043,13 +990,24 @@ def test_penalty_and_n_jobs_are_checked_against_the_solver(well_posed):
         l1.set_params(compute_std=True).fit(X)
 
 
-def test_l1_with_a_constant_feature_warns(well_posed):
-    # The L1 penalty leaves the intercepts free: a constant feature's runs off.
+def test_l1_with_a_constant_feature_warns_and_removing_it_works(well_posed):
+    # The L1 penalty leaves the intercepts free: a constant feature's would run
+    # off. It gets the automatic ridge; the advice, removing it, leaves the
+    # well-posed data.
     X = well_posed[0].copy()
     X[:, 3] = -1.0
-    with pytest.warns(MPLEDoesNotExistWarning, match=r"constant.*features \[3\]"):
+    with pytest.warns(
+        MPLEDoesNotExistWarning, match=r"features \[3\] are constant.*Remove these"
+    ):
         est = FVBMPseudoLikelihood(penalty="l1", alpha=0.05).fit(X)
     assert est.mple_exists_ is False
+    # the ridge MAP of a feature seen at -1 on every row: 2 (1 - tanh) ~ b / n
+    b = -est.intercept_[3]
+    assert 3 < b < 6 and np.all(np.isfinite(est.coupling_))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kept = FVBMPseudoLikelihood(penalty="l1", alpha=0.05).fit(np.delete(X, 3, 1))
+    assert kept.mple_exists_ is True
 
 
 def test_alpha_path_by_grid_search(well_posed):
@@ -1094,16 +1052,17 @@ def test_constant_feature_warns_and_alpha_fixes_it(well_posed):
     X = well_posed[0].copy()
     X[:, 2] = 1.0
     with pytest.warns(
-        MPLEDoesNotExistWarning, match=r"constant.*features \[2\].*alpha > 0"
+        MPLEDoesNotExistWarning, match=r"features \[2\] are constant.*alpha > 0"
     ) as caught:
-        est = FVBMPseudoLikelihood(solver="mm").fit(X)
+        est = FVBMPseudoLikelihood(solver="lbfgs").fit(X)
     assert caught[0].filename == __file__  # points at the user's call
     assert est.mple_exists_ is False
+    assert est.alpha_ == 0.0  # fitted apart, the rest's MPLE exists
     assert np.all(np.isfinite(est.coupling_)) and np.all(np.isfinite(est.intercept_))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         penalised = FVBMPseudoLikelihood(solver="lbfgs", alpha=1e-3).fit(X)
-    assert penalised.mple_exists_ is True
+    assert penalised.mple_exists_ is True and penalised.alpha_ == 1e-3
     assert np.all(np.isfinite(penalised.intercept_std_))
 
 
@@ -1111,7 +1070,7 @@ def test_separable_data_warn(well_posed):
     X = well_posed[0].copy()
     X[:, 4] = -X[:, 0]
     with pytest.warns(
-        MPLEDoesNotExistWarning, match=r"separation.*features \[0, 4\]"
+        MPLEDoesNotExistWarning, match=r"feature 4 is the opposite of feature 0"
     ) as caught:
         est = FVBMPseudoLikelihood(solver="lbfgs", compute_std=False).fit(X)
     assert caught[0].filename == __file__
@@ -1188,7 +1147,7 @@ def test_dense_parameter_limit(well_posed, monkeypatch):
     assert not hasattr(est, "coupling_std_")
     assert est.mple_exists_ is True  # the certificate, by conjugate gradients
     with pytest.warns(
-        UserWarning, match=r"compute_std=True.*p = d\(d\+1\)/2 = 21.*d <= 100"
+        UserWarning, match=r"compute_std=True.*p = d\(d\+1\)/2 = 21.*d <= 5"
     ):
         est = FVBMPseudoLikelihood(compute_std=True).fit(X)
     assert not hasattr(est, "coupling_std_")
@@ -1262,7 +1221,8 @@ def test_occlude_patches_rejects_a_bad_image_shape():
 
 
 def test_absurd_sizes_are_refused_before_allocating(well_posed, monkeypatch):
-    from sklearn_rbm import _utils, datasets
+    from sklearn_rbm import datasets
+    from sklearn_rbm._core import utils as _utils
 
     monkeypatch.setattr(_utils, "_machine_memory", lambda: 16 * 2**30)  # 16 GiB
     coupling = np.zeros((5, 5))
@@ -1293,3 +1253,363 @@ def test_absurd_sizes_are_refused_before_allocating(well_posed, monkeypatch):
         for function in functions:
             with pytest.raises(MemoryError, match=f"{what} needs about .* 16 GiB"):
                 function()
+
+
+# ---------------------------------------------------------------------------
+# The data users bring (issues 22 and 23): existence decided before the fit
+# runs away, bounded checks, and advice that leads somewhere
+
+
+def binarised_at_median(data):
+    return (data > np.median(data, axis=0)).astype(float)
+
+
+def user_data(name):
+    """Small versions of the data of the issues, so that the tests stay fast."""
+    if name == "digits":
+        return (load_digits().data[:240] > 7).astype(float)  # 17 constant pixels
+    if name == "breast cancer":
+        return binarised_at_median(load_breast_cancer().data)
+    if name == "wine":
+        return binarised_at_median(load_wine().data)
+    sample = make_fvbm(600, 8, coupling_variance=0.05, random_state=0)[0]
+    return np.hstack([sample, np.ones((600, 1)), sample[:, 2:3]])
+
+
+@contextlib.contextmanager
+def deadline(seconds):
+    """Fail, instead of hanging, when the block runs past ``seconds``."""
+
+    def expire(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def numpy_margins(X, theta):
+    """``x_ij a_ij(theta)`` for every row and unit, in numpy."""
+    b, M = numpy_unpack(theta, X.shape[1])
+    return X * (X @ M + b)
+
+
+DEFAULTS = [{"solver": solver} for solver in ALL_SOLVERS] + [
+    {"solver": solver, "penalty": "l1", "alpha": 0.01}
+    for solver in ("newton", "nodewise")
+]
+
+
+@pytest.mark.parametrize(
+    "params", DEFAULTS, ids=lambda p: "-".join(map(str, p.values()))
+)
+@pytest.mark.parametrize(
+    "name", ["digits", "breast cancer", "wine", "constant and duplicate"]
+)
+def test_defaults_fit_the_data_users_bring(name, params):
+    # Before: binarised digits ran 17 minutes with the defaults, 'mm' with a
+    # constant column did not answer in 300 s. Now every solver stops, with
+    # a finite estimate and at most one existence warning naming the
+    # constant features (the 60 s limit only catches a hang).
+    X = user_data(name)
+    with deadline(60), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = FVBMPseudoLikelihood(**params).fit(X)
+    assert np.all(np.isfinite(est.coupling_)) and np.all(np.isfinite(est.intercept_))
+    assert np.all(np.isfinite(est.pseudo_log_likelihood(X)))
+    existence = [
+        str(w.message) for w in caught if w.category is MPLEDoesNotExistWarning
+    ]
+    stopped = any(w.category is ConvergenceWarning for w in caught)
+    assert len(existence) <= 1
+    constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
+    if constant.size:
+        assert f"features {constant.tolist()} are constant" in existence[0]
+        assert np.all(est.coupling_[constant] == 0)
+    l1 = params.get("penalty") == "l1"
+    expected = {
+        "digits": False,
+        "breast cancer": True if l1 else None if stopped else False,
+        "wine": None if stopped else True,
+        "constant and duplicate": False,
+    }[name]
+    assert est.mple_exists_ is expected
+    if not l1 and est.mple_exists_ is not True:
+        assert est.alpha_ == 1 / X.shape[0] and existence + [stopped] != [False]
+
+
+def test_existence_is_screened_before_the_first_iteration(well_posed, capsys):
+    # Before: the warning came after the fit (after 17 minutes on digits).
+    X = well_posed[0].copy()
+    X[:, 2] = 1.0
+
+    def show(message, category, *args, **kwargs):
+        print(f"warning: {category.__name__}")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = show  # restored on leaving the block
+        FVBMPseudoLikelihood(solver="bslm", max_iter=3, verbose=1).fit(X)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "warning: MPLEDoesNotExistWarning"
+    assert "iteration 1/3" in lines[1]
+
+
+def test_screen_names_each_reason_and_each_is_a_separation(well_posed):
+    X = well_posed[0]
+    pattern = np.array([1.0, 1.0, -1.0])  # x_9 = +1 exactly where x_0:3 = pattern
+    rare = np.where(np.all(X[:, :3] == pattern, axis=1), 1.0, -1.0)[:, None]
+    X = np.hstack([X, np.ones((3000, 1)), X[:, 1:2], -X[:, 2:3], rare])
+    found = existence.screen(distinct_rows(X)[0])
+    np.testing.assert_array_equal(found.constant, [6])
+    assert found.pairs == [(1, 7, True), (2, 8, False)]
+    np.testing.assert_array_equal(found.determined, [9])
+    assert not existence.screen(distinct_rows(well_posed[0])[0])  # MPLE exists
+    # A separating direction for each, built in numpy: no conditional falls,
+    # the named one rises on every row.
+    d = X.shape[1]
+    p = d * (d + 1) // 2
+    upper = np.transpose(np.triu_indices(d, 1))  # packed order of numpy_unpack
+    index = {(int(j), int(k)): d + i for i, (j, k) in enumerate(upper)}
+    constant, equal, opposite, determined = np.zeros((4, p))
+    constant[6] = 1.0  # b_6 = +1
+    equal[index[1, 7]], opposite[index[2, 8]] = 1.0, -1.0
+    # a_9 = sum_k p_k x_k - 2 is +1 where x_0:3 = pattern, <= -1 elsewhere;
+    # b_k = p_k keeps the margins of units 0, 1, 2 >= 0.
+    determined[9] = -2.0
+    for k in range(3):
+        determined[index[k, 9]] = determined[k] = pattern[k]
+    for direction, unit in [(constant, 6), (equal, 7), (opposite, 8), (determined, 9)]:
+        margins = numpy_margins(X, direction)
+        assert margins.min() >= 0 and margins[:, unit].min() > 0
+
+
+def test_no_mple_gives_the_ridge_maximiser(well_posed):
+    # A duplicated feature: the estimate is the maximiser with alpha = 1/n
+    # (the numpy oracle), not wherever a run-off stopped.
+    X = np.hstack([well_posed[0], well_posed[0][:, :1]])
+    with pytest.warns(MPLEDoesNotExistWarning, match="feature 6 equals feature 0"):
+        est = FVBMPseudoLikelihood(solver="lbfgs", tol=1e-10, compute_std=False).fit(X)
+    assert est.mple_exists_ is False and est.alpha_ == 1 / 3000
+    # (m_06 is large and flat: compare the objective tightly, theta loosely)
+    reference = numpy_maximiser(X, 1 / 3000)
+    ours = numpy_log_pl(theta_of(est), X, 1 / 3000)
+    assert ours == pytest.approx(numpy_log_pl(reference, X, 1 / 3000), abs=1e-10)
+    np.testing.assert_allclose(theta_of(est), reference, atol=1e-4)
+
+
+def test_constant_features_are_fitted_apart_and_the_rest_is_the_mple(well_posed):
+    X = np.hstack([well_posed[0], -np.ones((3000, 1))])
+    with pytest.warns(MPLEDoesNotExistWarning, match=r"\[6\] are fitted apart"):
+        est = FVBMPseudoLikelihood(tol=1e-10).fit(X)
+    assert est.mple_exists_ is False and est.alpha_ == 0.0
+    np.testing.assert_allclose(
+        pack(est.intercept_[:6], est.coupling_[:6, :6]),
+        numpy_maximiser(well_posed[0]),
+        atol=1e-5,
+    )
+    assert np.all(est.coupling_[6] == 0) and np.all(est.coupling_[:, 6] == 0)
+    # the ridge MAP of a feature at -1 on every row: 2 / (1 + e^{2b}) = b / n
+    b = -est.intercept_[6]
+    assert 2 / (1 + np.exp(2 * b)) == pytest.approx(b / 3000, rel=1e-9)
+    assert np.isinf(est.intercept_std_[6]) and np.all(
+        np.isfinite(est.intercept_std_[:6])
+    )
+    assert est.pseudo_likelihood_curve_[-1] == pytest.approx(
+        est.pseudo_log_likelihood(X).mean(), abs=1e-9
+    )
+
+
+def test_separation_found_after_the_ridge_fit_is_a_real_direction():
+    # Breast cancer binarised at the median: no feature is constant or
+    # duplicated, yet six conditionals are separable together.
+    X = user_data("breast cancer")
+    with pytest.warns(MPLEDoesNotExistWarning, match="perfectly predicted together"):
+        est = FVBMPseudoLikelihood(compute_std=False).fit(X)
+    assert est.mple_exists_ is False and est.alpha_ == 1 / X.shape[0]
+    rows, w = distinct_rows(np.where(X > 0, 1.0, -1.0))
+    verdict = existence.decide(rows, w, est.intercept_, est.coupling_)
+    margins = numpy_margins(2 * X - 1, verdict.direction)
+    assert margins.min() > -1e-9 and margins.max() > 1e-3
+    spins = 2 * X - 1
+    values = [
+        numpy_log_pl(theta_of(est) + t * verdict.direction, spins) for t in (0, 1, 4)
+    ]
+    assert values[0] < values[1] < values[2]
+
+
+@pytest.mark.parametrize("solver", ["newton", "mm"])
+def test_a_fit_stopped_by_max_iter_never_runs_the_existence_check(solver, monkeypatch):
+    # Before: max_iter=1 at d = 100 ran the existence LP for minutes, though
+    # the estimate of one iteration says nothing about existence.
+    X = np.where(np.random.default_rng(0).random((1000, 100)) < 0.5, 1.0, 0.0)
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("the existence check ran")
+
+    monkeypatch.setattr(existence, "unbalanced_features", forbidden)
+    monkeypatch.setattr(existence, "_solve_separation_lp", forbidden)
+    with deadline(60), pytest.warns(ConvergenceWarning, match="was not checked"):
+        est = FVBMPseudoLikelihood(solver=solver, max_iter=1, compute_std=False).fit(X)
+    assert est.mple_exists_ is None and est.n_iter_ == 1
+
+
+def test_mm_with_a_constant_feature_at_d110_stops():
+    # Before: no answer in 300 s (the constant column was found only after
+    # max_iter iterations of a run-off).
+    X = np.where(np.random.default_rng(1).random((1000, 110)) < 0.5, 1.0, 0.0)
+    X[:, 7] = 1.0
+    with (
+        deadline(60),
+        pytest.warns(MPLEDoesNotExistWarning, match=r"\[7\] are constant"),
+    ):
+        est = FVBMPseudoLikelihood(solver="mm", compute_std=False).fit(X)
+    assert est.mple_exists_ is False and est.n_iter_ < 200
+    assert np.all(est.coupling_[7] == 0)
+
+
+def test_the_separation_lp_is_bounded(monkeypatch):
+    X = user_data("breast cancer")
+    rows, w = distinct_rows(2 * X - 1)
+    est = FVBMPseudoLikelihood(alpha=1 / X.shape[0], compute_std=False).fit(X)
+    monkeypatch.setattr(existence, "_SEPARATION_MAX_SIZE", 100)
+    verdict = existence.decide(rows, w, est.intercept_, est.coupling_)
+    assert verdict.exists is None and "beyond its size budget" in verdict.why
+    monkeypatch.setattr(existence, "_SEPARATION_MAX_SIZE", 10**7)
+    monkeypatch.setattr(existence, "_SEPARATION_MAX_ITERATIONS", 10)
+    verdict = existence.decide(rows, w, est.intercept_, est.coupling_)
+    assert verdict.exists is None and "10 simplex iterations" in verdict.why
+    # The estimator says so, and its advice (alpha > 0) silences it.
+    with pytest.warns(MPLEDoesNotExistWarning, match=r"Could not decide.*alpha > 0"):
+        undecided = FVBMPseudoLikelihood(compute_std=False).fit(X)
+    assert undecided.mple_exists_ is None and undecided.alpha_ == 1 / X.shape[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        FVBMPseudoLikelihood(alpha=0.01, compute_std=False).fit(X)
+
+
+# -- advice that leads somewhere: every message that gives advice, followed
+
+
+def test_l1_confidence_intervals_say_what_to_do_and_it_works(well_posed):
+    # Before: "refit with compute_std=True", which only warned that L1 fits
+    # have no standard errors: the advice looped.
+    X = well_posed[0]
+    l1 = FVBMPseudoLikelihood(penalty="l1", alpha=0.02).fit(X)
+    with pytest.raises(
+        AttributeError, match=r"L1-penalised.*penalty='l2'.*coupling_ != 0"
+    ):
+        l1.confidence_intervals()
+    with pytest.warns(UserWarning, match="compute_std=True, but an L1-penalised"):
+        FVBMPseudoLikelihood(penalty="l1", alpha=0.02, compute_std=True).fit(X)
+    refit = FVBMPseudoLikelihood(penalty="l2").fit(X)  # the advice
+    coupling_ci, _ = refit.confidence_intervals()
+    selected = coupling_ci[l1.coupling_ != 0]
+    assert selected.shape[0] > 0 and np.all(selected[:, 0] < selected[:, 1])
+
+
+@pytest.mark.parametrize(
+    "params, message, advice",
+    [
+        ({"compute_std": False}, "compute_std=False", {"compute_std": "auto"}),
+        ({"solver": "nodewise"}, "solver='nodewise'", {"solver": "newton"}),
+    ],
+)
+def test_missing_standard_errors_say_what_to_do_and_it_works(
+    well_posed, params, message, advice
+):
+    est = FVBMPseudoLikelihood(**params).fit(well_posed[0])
+    with pytest.raises(AttributeError, match=message):
+        est.confidence_intervals()
+    est.set_params(**advice).fit(well_posed[0])
+    assert np.all(np.isfinite(est.confidence_intervals()[0]))
+
+
+def test_standard_errors_beyond_the_size_limit_say_what_to_do(well_posed, monkeypatch):
+    monkeypatch.setattr(diagnostics, "MAX_DENSE_PARAMETERS", 20)  # d <= 5
+    est = FVBMPseudoLikelihood().fit(well_posed[0])
+    with pytest.raises(AttributeError, match="Fit at most 5 of the features"):
+        est.confidence_intervals()
+    est.fit(well_posed[0][:, :5])
+    assert np.all(np.isfinite(est.confidence_intervals()[0]))
+
+
+def test_existence_advice_works(well_posed):
+    # "Set alpha > 0 ..., or remove features [...] and refit": both work.
+    X = well_posed[0]
+    rare = np.where(np.all(X[:, :2] == 1.0, axis=1), 1.0, -1.0)[:, None]
+    bad = np.hstack([X, np.ones((3000, 1)), -X[:, 2:3], rare])
+    with pytest.warns(MPLEDoesNotExistWarning, match=r"remove features \[6, 7, 8\]"):
+        FVBMPseudoLikelihood().fit(bad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert FVBMPseudoLikelihood(alpha=0.01).fit(bad).mple_exists_ is True
+        kept = FVBMPseudoLikelihood().fit(np.delete(bad, [6, 7, 8], axis=1))
+    assert kept.mple_exists_ is True and kept.alpha_ == 0.0
+
+
+def test_max_iter_advice_works(well_posed):
+    X = well_posed[0]
+    with pytest.warns(
+        ConvergenceWarning, match="Increase max_iter, or use solver='newton'"
+    ):
+        FVBMPseudoLikelihood(solver="bslm", max_iter=3).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        FVBMPseudoLikelihood(solver="bslm", max_iter=1000).fit(X)
+        FVBMPseudoLikelihood(solver="newton").fit(X)
+
+
+def test_solver_and_step_size_advice_works(well_posed):
+    X = well_posed[0]
+    with pytest.raises(ValueError, match=r"Use solver='newton' \(or 'nodewise'\)"):
+        FVBMPseudoLikelihood(solver="mm", penalty="l1", alpha=0.05).fit(X)
+    with pytest.warns(UserWarning, match="Use step_size <= 1 or solver='bslm'"):
+        FVBMPseudoLikelihood(solver="ga", step_size=1.5).fit(X)
+    with pytest.raises(FloatingPointError, match="Use step_size <= 1.*solver='bslm'"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            FVBMPseudoLikelihood(solver="ga", step_size=1e300).fit(X)
+    with pytest.warns(UserWarning, match="Set compute_std='auto' or False"):
+        FVBMPseudoLikelihood(solver="nodewise", compute_std=True).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for params in [
+            {"solver": "newton", "penalty": "l1", "alpha": 0.05},
+            {"solver": "nodewise", "penalty": "l1", "alpha": 0.05},
+            {"solver": "ga", "step_size": 1.0},
+            {"solver": "bslm"},
+            {"solver": "nodewise", "compute_std": "auto"},
+        ]:
+            FVBMPseudoLikelihood(**params).fit(X)
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        np.array([[0.2, 0.9], [0.7, 0.1], [0.5, 0.6]]),
+        np.array([[-0.5, 1.5], [0.5, -1.0], [0.2, 0.3]]),
+    ],
+)
+def test_binarising_advice_works(X):
+    with pytest.raises(ValueError, match=r"X > 0.5 for values in \[0, 1\], X > 0"):
+        FVBMPseudoLikelihood().fit(X)
+    fixed = X > 0.5 if X.min() >= 0 else X > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MPLEDoesNotExistWarning)  # three rows
+        FVBMPseudoLikelihood(compute_std=False).fit(fixed.astype(float))
+
+
+def test_model_advice_works():
+    coupling = np.array([[0.0, 0.4], [0.1, 0.0]])
+    with pytest.raises(ValueError, match=r"use \(C \+ C.T\) / 2"):
+        sample_fvbm(coupling, np.zeros(2), 5)
+    symmetric = (coupling + coupling.T) / 2
+    assert sample_fvbm(symmetric, np.zeros(2), 5, random_state=0).shape == (5, 2)
+    with pytest.raises(ValueError, match=r"np.ravel\(intercept\)"):
+        sample_fvbm(symmetric, np.zeros((1, 2)), 5)
+    assert sample_fvbm(symmetric, np.ravel(np.zeros((1, 2))), 5).shape == (5, 2)

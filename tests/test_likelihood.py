@@ -1,19 +1,14 @@
 """The likelihood module against brute-force enumeration of both layers."""
 
-import contextlib
-import io
 import itertools
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.special import expit, logsumexp
 
-from sklearn_rbm._kernels.partition import raise_log_weights
-from sklearn_rbm._sklearn_compat import InvalidParameterError
+from sklearn_rbm._core.sklearn_compat import InvalidParameterError
+from sklearn_rbm._partition.kernels import raise_log_weights
 from sklearn_rbm.likelihood import (
     LikelihoodBounds,
     ais_betas,
@@ -375,32 +370,6 @@ def test_raise_keeps_float32_reads_read_only_and_sparse_input(digits_rbm):
     assert single.dtype == np.float64
     np.testing.assert_allclose(single, reference, atol=0.05)
     assert np.abs(single.mean() - reference.mean()) < 0.01
-
-
-_RAISE_FINGERPRINT = """
-import numpy as np
-from sklearn_rbm.likelihood import log_likelihood_raise
-rng = np.random.default_rng(0)
-W = rng.standard_normal((4, 9)); b = rng.standard_normal(9); c = rng.standard_normal(4)
-X = (rng.random((6, 9)) < 0.5).astype(float)
-estimate = log_likelihood_raise(X, W, b, c, n_chains=7, betas=20, random_state=3)
-print(estimate.tobytes().hex())
-"""
-
-
-def test_raise_is_bit_identical_across_processes():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    other = subprocess.run(
-        [sys.executable, "-c", _RAISE_FINGERPRINT],
-        env={**os.environ, "PYTHONPATH": root},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    here = io.StringIO()
-    with contextlib.redirect_stdout(here):
-        exec(_RAISE_FINGERPRINT, {})
-    assert here.getvalue().strip() == other
 
 
 def test_raise_and_bounds_reject_bad_input():

@@ -16,7 +16,7 @@ from sklearn.pipeline import Pipeline
 from threadpoolctl import OpenBLASController, ThreadpoolController, threadpool_info
 
 from sklearn_rbm import DCPBernoulliRBM, FVBMPseudoLikelihood
-from sklearn_rbm._utils import blas_threads_for
+from sklearn_rbm._core.utils import blas_threads_for
 from sklearn_rbm.datasets import load_binary_digits, make_fvbm
 
 

@@ -1,4 +1,4 @@
-"""The branch-free math of ``sklearn_rbm/_kernels/vecmath.py``: accuracy
+"""The branch-free math of ``sklearn_rbm/_numerics/vecmath.py``: accuracy
 against libm over the whole input range, the edge cases, and that the kernels
 built on it really compile to SIMD code (the reason it exists)."""
 
@@ -11,7 +11,7 @@ import numba
 import numpy as np
 from scipy.special import expit
 
-from sklearn_rbm._kernels import vecmath
+from sklearn_rbm._numerics import vecmath
 
 
 def _apply(function, values):
@@ -93,7 +93,8 @@ def test_element_wise_kernels_compile_to_vector_code():
         """
         import re
         import numpy as np
-        from sklearn_rbm._kernels import gibbs, partition
+        from sklearn_rbm._partition import enumeration as partition
+        from sklearn_rbm._rbm.layers import bernoulli as gibbs
 
         H, c = np.random.rand(4, 3), np.zeros(3)
         gibbs.add_bias_sigmoid_(H, c)

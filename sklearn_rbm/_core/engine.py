@@ -1,0 +1,291 @@
+"""The training engine: what happens in one epoch, for every estimator that
+trains by epochs over mini-batches.
+
+:meth:`EpochTrainingMixin._run_epochs` is the one loop. Each epoch it
+
+1. shuffles the rows (one permutation drawn from the fit's random stream) and
+   makes one update per mini-batch with the estimator's step;
+2. asks the estimator whether the model diverged; if so it restores the state
+   from the start of the epoch and raises ``DivergenceError`` (a
+   ``FloatingPointError``) with the
+   estimator's diagnosis and advice;
+3. counts and times the epoch, scores the held-out data when there are any
+   (early stopping's criterion), adds the estimator's own figures, records it
+   all in ``history_`` and prints it when ``verbose``;
+4. keeps the best state seen and stops after ``n_iter_no_change`` epochs
+   without an improvement of more than ``tol`` (:class:`EarlyStopping`).
+
+After the loop the best state is restored. An estimator supplies only its
+step and its state, as scikit-learn's ``BaseMixture`` subclasses supply
+``_m_step`` while the base runs ``fit``:
+
+* ``_make_step()``: a function ``step(batch)`` making one update from a
+  mini-batch (a tuple of row subsets of the training arrays); the solver
+  tables of the estimators build it, and it calls the compiled kernel;
+* ``_training_state()`` / ``_set_training_state(state)``: copies of every
+  array training changes, and their restoration (which also republishes the
+  fitted parameters);
+* ``_divergence()``: ``None``, or a sentence saying what went wrong and what
+  to do (see :mod:`sklearn_rbm._core.divergence` for the binary RBMs' test);
+* ``_validation_score(validation)``: the early-stopping criterion on the
+  held-out arrays, named by the class attribute ``_criterion``;
+* optionally ``_begin_epoch(epoch)``, ``_end_epoch()``, ``_epoch_figures()``
+  (cheap figures recorded every epoch, e.g. the fraction of rows on which
+  inference converged) and ``_monitor(train, validation)`` (figures that cost
+  work, computed only when ``verbose`` asks for them).
+"""
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.utils import gen_batches
+
+from .._numerics.jit import CACHE
+from .divergence import DivergenceError
+from .numba_compat import cached_on_disk
+
+
+class Criterion(NamedTuple):
+    """The held-out figure early stopping watches.
+
+    Attributes
+    ----------
+    name : str
+        Its key in ``history_`` (e.g. ``'validation_log_likelihood'``).
+    greater_is_better : bool
+        Whether larger values are improvements.
+    best_attribute : str
+        The fitted attribute holding the best value (e.g.
+        ``'best_validation_score_'``).
+    """
+
+    name: str
+    greater_is_better: bool
+    best_attribute: str
+
+
+class EarlyStopping:
+    """Patience rule of every estimator that stops early.
+
+    A value improves on the best one when it is better by more than ``tol``
+    (in the criterion's direction); after ``patience`` evaluations in a row
+    without an improvement, :meth:`update` says stop. Every estimator's
+    ``tol`` and ``n_iter_no_change`` mean exactly this.
+    """
+
+    def __init__(self, tol, patience, *, greater_is_better=True):
+        self.tol = tol
+        self.patience = patience
+        self.sign = 1.0 if greater_is_better else -1.0
+        self.best_value = None
+        self.best_index = None
+        self.best_state = None
+        self.n_stale = 0
+
+    def improves(self, value):
+        """Whether ``value`` beats the best value by more than ``tol``."""
+        if self.best_value is None:
+            return True
+        return self.sign * (value - self.best_value) > self.tol
+
+    def update(self, value, index, state=None):
+        """Record ``value`` (reached at ``index``, with ``state`` a callable
+        returning the state to keep); ``True`` when patience has run out."""
+        if self.improves(value):
+            self.best_value, self.best_index, self.n_stale = value, index, 0
+            if state is not None:
+                self.best_state = state()
+        else:
+            self.n_stale += 1
+        return self.n_stale >= self.patience
+
+
+_ANNOUNCED = set()
+
+
+def announce_compilation(estimator, kernel):
+    """At ``verbose >= 1``, say once per process that the first fit compiles.
+
+    A numba kernel is compiled on its first call unless numba's disk cache
+    holds it (written next to the package, or in numba's user cache folder
+    when the package folder is read-only); compiling the package's kernels
+    takes tens of seconds, which would otherwise look like a hang.
+    """
+    if not estimator.verbose or kernel is None or kernel in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(kernel)
+    if kernel.signatures or cached_on_disk(kernel):
+        return
+    later = (
+        "once: they are cached on disk for later runs"
+        if CACHE
+        else "in every process while SKLEARN_RBM_NUMBA_CACHE=0 turns the cache off"
+    )
+    print(
+        f"[{type(estimator).__name__}] compiling the numba kernels on their first "
+        f"use (tens of seconds, {later})"
+    )
+
+
+def progress_line(estimator, unit, index, total, seconds, figures):
+    """One progress line, the same for every estimator.
+
+    ``[Name] epoch 3/20, 0.42 s, train log-likelihood -45.2103, ...``: the
+    estimator, the unit of progress with its count, the seconds it took
+    (scoring included) and the figures, named by their history keys.
+    """
+    parts = [f"[{type(estimator).__name__}] {unit} {index}/{total}", f"{seconds:.2f} s"]
+    for name, value in figures.items():
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            continue
+        label = _label(name)
+        if isinstance(value, (int, np.integer)):
+            parts.append(f"{label} {value}")
+        else:
+            parts.append(f"{label} {value:.4f}")
+    return ", ".join(parts)
+
+
+def _label(name):
+    """A history key as it reads in a progress line."""
+    label = name.replace("validation_", "held-out ").replace("train_", "train ")
+    for compound in ("log_likelihood", "free_energy"):
+        label = label.replace(compound, compound.replace("_", "-"))
+    return label.replace("_", " ").replace("ais ", "AIS ")
+
+
+class History:
+    """Per-epoch (or per-step) figures, turned into ``history_``: a dict of
+    1-D arrays of equal length, one entry per epoch, ready to plot.
+
+    ``previous`` is a history to continue; ``names`` are columns that exist
+    even while empty. A figure missing from an entry is recorded as NaN.
+    """
+
+    def __init__(self, previous=None, names=()):
+        self.columns = {name: [] for name in names}
+        self.length = 0
+        for name, values in (previous or {}).items():
+            self.columns[name] = list(values)
+            self.length = len(values)
+
+    def append(self, figures):
+        for name in figures:
+            if name not in self.columns:
+                self.columns[name] = [np.nan] * self.length
+        for name, column in self.columns.items():
+            column.append(figures.get(name, np.nan))
+        self.length += 1
+
+    def as_dict(self):
+        return {name: np.asarray(values) for name, values in self.columns.items()}
+
+
+class EpochTrainingMixin:
+    """The epoch loop of every estimator that trains by mini-batches.
+
+    Needs the hyperparameters ``batch_size``, ``tol``, ``n_iter_no_change``,
+    ``verbose``, and the hooks listed in the module docstring. Sets
+    ``n_iter_`` (epochs run, counted across ``partial_fit`` calls),
+    ``history_`` and the criterion's best-value attribute.
+    """
+
+    #: The held-out figure early stopping watches (subclasses set it).
+    _criterion = Criterion("validation_score", True, "best_validation_score_")
+    #: The numba kernel a fit calls most, named for the compile notice.
+    _main_kernel = None
+
+    # ------------------------------------------------------------- hooks
+    def _begin_epoch(self, epoch):
+        """Called before epoch ``epoch`` (1-based, counted across calls)."""
+
+    def _end_epoch(self):
+        """Called after the updates of an epoch, before it is checked."""
+
+    def _epoch_figures(self):
+        """Cheap figures of the epoch, recorded in ``history_`` every epoch."""
+        return {}
+
+    def _monitor(self, train, validation):
+        """Figures that cost work, recorded and printed when ``verbose``."""
+        return {}
+
+    # -------------------------------------------------------------- loop
+    def _start_history(self, keep=False):
+        """A fresh history (``fit``), or the one to continue (``partial_fit``)."""
+        previous = getattr(self, "history_", None) if keep else None
+        self._history = History(previous)
+        setattr(self, self._criterion.best_attribute, None)
+
+    def _run_epochs(self, train, validation, n_epochs, rs, *, early_stopping):
+        """Train for ``n_epochs`` epochs; see the module docstring.
+
+        ``train`` and ``validation`` are tuples of arrays sharing their rows
+        (``(X,)`` or ``(X, Y)``); ``validation`` may be None. ``rs`` is the
+        ``RandomState`` that shuffles each epoch.
+        """
+        criterion = self._criterion
+        stopper = EarlyStopping(
+            self.tol,
+            self.n_iter_no_change,
+            greater_is_better=criterion.greater_is_better,
+        )
+        announce_compilation(self, self._main_kernel)
+        step = self._make_step()
+        n_samples = train[0].shape[0]
+        last_epoch = self.n_iter_ + n_epochs
+        for _ in range(n_epochs):
+            epoch = self.n_iter_ + 1
+            start = time.perf_counter()
+            self._begin_epoch(epoch)
+            saved = self._training_state()
+            order = rs.permutation(n_samples)
+            for batch in gen_batches(n_samples, self.batch_size):
+                rows = order[batch]
+                step(tuple(array[rows] for array in train))
+            self._end_epoch()
+            self._check_divergence(epoch, saved)
+            self.n_iter_ = epoch
+            figures = self._epoch_figures()
+            if validation is not None:
+                figures[criterion.name] = self._validation_score(validation)
+            if self.verbose:
+                figures.update(self._monitor(train, validation))
+            seconds = time.perf_counter() - start
+            self._history.append({"epoch": epoch, "seconds": seconds, **figures})
+            stop = False
+            if criterion.name in figures:
+                stop = stopper.update(
+                    figures[criterion.name], epoch, self._training_state
+                )
+            if self.verbose:
+                print(progress_line(self, "epoch", epoch, last_epoch, seconds, figures))
+            if early_stopping and stop:
+                if self.verbose:
+                    print(
+                        f"[{type(self).__name__}] early stopping: the "
+                        f"{_label(criterion.name)} has not improved by "
+                        f"more than tol={self.tol:g} for {stopper.n_stale} epochs; "
+                        f"keeping epoch {stopper.best_index}."
+                    )
+                break
+        if early_stopping and stopper.best_state is not None:
+            self._set_training_state(stopper.best_state)
+        if stopper.best_value is not None:
+            setattr(self, criterion.best_attribute, stopper.best_value)
+        self.history_ = self._history.as_dict()
+
+    def _check_divergence(self, epoch, saved):
+        # The check looks for overflow and NaN: numpy's warnings about them
+        # would only repeat its finding.
+        with np.errstate(all="ignore"):
+            problem = self._divergence()
+        if problem is None:
+            return
+        self._set_training_state(saved)
+        self.history_ = self._history.as_dict()
+        raise DivergenceError(
+            f"Training diverged in epoch {epoch}: {problem} The parameters "
+            "from the start of that epoch were kept."
+        )

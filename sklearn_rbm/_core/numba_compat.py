@@ -1,0 +1,131 @@
+"""Every private numba name the package uses, in one place, and the guard
+against stale caches.
+
+numba has no public API for four things the package needs: whether a
+kernel's compiled code is on disk (the compile notice of
+``_core/engine.py``), the C entry point of BLAS ``gemm`` that numba's own
+``np.dot`` calls (``_numerics/blas.py``), the cache locators that decide
+where compiled kernels are written and when they are stale, and the cache
+classes and dispatcher attribute through which kernels read the compiled
+code that ships with the package (``_numerics/cache.py``). As with
+scikit-learn's private names in ``sklearn_compat.py``, a numba release that
+moves them breaks this module alone.
+
+**Stale caches.** numba writes a kernel's compiled code beside its source
+and reuses it while that one source file is unchanged (its index holds the
+file's stamp). A kernel that inlines code from *other* files (the layers'
+hooks, ``vecmath``'s polynomials) is therefore not recompiled when only the
+other file changes, and silently runs the old code (numba issue 1833).
+:func:`install_cache_guard` puts a hash of every kernel source of the
+package into the stamp of every package kernel: an edit anywhere in the
+package's compiled code recompiles all of its kernels once, and a kernel can
+never run code older than its sources.
+"""
+
+import hashlib
+import os
+import re
+
+from numba.core import caching, config  # noqa: F401 (config: for cache.py)
+from numba.core.dispatcher import Dispatcher  # noqa: F401 (for cache.py)
+from numba.np.linalg import ensure_blas  # noqa: F401 (loads SciPy's BLAS for gemm)
+
+# The classes of numba's disk cache that the shipped kernels build on
+# (``_numerics/cache.py``); ``None`` when a numba release moves them, and then
+# no kernels are shipped.
+CompileResultCacheImpl = getattr(caching, "CompileResultCacheImpl", None)
+FunctionCache = getattr(caching, "FunctionCache", None)
+IndexDataCacheFile = getattr(caching, "IndexDataCacheFile", None)
+_CacheLocator = getattr(caching, "_CacheLocator", None)
+if None in (CompileResultCacheImpl, FunctionCache, IndexDataCacheFile):
+    _CacheLocator = None
+
+
+def kernel_cache(kernel):
+    """The disk cache a dispatcher loads from and saves to (``None`` if none)."""
+    return getattr(kernel, "_cache", None)
+
+
+def set_kernel_cache(kernel, cache):
+    """Make ``cache`` the disk cache of the dispatcher ``kernel``."""
+    kernel._cache = cache
+
+#: The C function of numba's helper library that its ``np.dot`` calls for
+#: ``gemm`` (it dispatches to SciPy's BLAS).
+XXGEMM_SYMBOL = "numba_xxgemm"
+
+
+def cached_on_disk(kernel):
+    """Whether a disk cache holds an index for ``kernel`` (a dispatcher): numba's,
+    or one of the shipped folders a tiered cache reads first (its ``tiers``);
+    False when caching is off or numba moved its internals."""
+    cache = kernel_cache(kernel)
+    for tier in cache.tiers() if hasattr(cache, "tiers") else [cache]:
+        try:
+            if os.path.exists(tier._cache_file._index_path):
+                return True
+        except AttributeError:
+            continue
+    return False
+
+
+# Files that hold compiled code: numba decorators, hook registrations and
+# intrinsics (what another kernel can inline).
+_KERNEL_SOURCE = re.compile(
+    rb"^@(vector_)?jit\b|^@implements\(|^@intrinsic\b|^@overload\(", re.MULTILINE
+)
+
+
+def kernel_sources_hash(package_dir):
+    """A hash of every kernel source file under ``package_dir`` (their paths
+    and bytes, in a fixed order)."""
+    digest = hashlib.sha256()
+    for root, directories, files in os.walk(package_dir):
+        directories.sort()
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(root, name)
+            with open(path, "rb") as source:
+                text = source.read()
+            if _KERNEL_SOURCE.search(text):
+                digest.update(os.path.relpath(path, package_dir).encode())
+                digest.update(text)
+    return digest.hexdigest()
+
+
+def install_cache_guard(package_dir):
+    """Stamp the disk cache of every kernel under ``package_dir`` with
+    :func:`kernel_sources_hash` (see the module docstring).
+
+    Each of numba's cache locators gets a subclass for the package's files
+    whose source stamp is numba's own plus the hash; they are tried before
+    numba's, so caches land where numba would put them (beside the sources,
+    in the user-wide folder for read-only installs, in ``NUMBA_CACHE_DIR``
+    when it is set). Installing twice changes nothing.
+    """
+    package_dir = os.path.realpath(package_dir)
+    locators = caching.CacheImpl._locator_classes
+    if any(getattr(cls, "_guarded_package", None) == package_dir for cls in locators):
+        return
+    stamp = kernel_sources_hash(package_dir)
+
+    def guarded(locator):
+        class Guarded(locator):
+            _guarded_package = package_dir
+
+            @classmethod
+            def from_function(cls, py_func, py_file):
+                if not os.path.realpath(py_file).startswith(package_dir + os.sep):
+                    return None
+                return super().from_function(py_func, py_file)
+
+            def get_source_stamp(self):
+                return (super().get_source_stamp(), stamp)
+
+        Guarded.__name__ = Guarded.__qualname__ = f"Guarded{locator.__name__}"
+        return Guarded
+
+    caching.CacheImpl._locator_classes = [guarded(cls) for cls in locators] + list(
+        locators
+    )

@@ -1,0 +1,233 @@
+"""Compile the kernels a first use needs into a folder that ships with the package.
+
+``python -m sklearn_rbm._precompile FOLDER`` is what ``pip install`` runs (the
+build step in ``setup.py``): every kernel compiled by the calls below is
+written to ``FOLDER`` (see ``_numerics/cache.py``). The calls reach every
+estimator's default fit and its queries, every solver, float64 and float32
+input, exact and AIS scoring (which covers the demo tour, ``python -m
+sklearn_rbm``), on data a few rows long, so the time goes to compiling and not
+to fitting. A kernel reached otherwise compiles on its first call and lands in
+numba's own cache, as every kernel did before.
+
+Compiling everything takes minutes, so the groups of calls run in separate
+processes, ``--jobs`` at a time (the number of cores, at most 4), each filling
+a folder of its own with ``SKLEARN_RBM_KERNEL_CACHE_BUILD`` set; the folders are
+merged at the end through numba's index files (two processes that compiled the
+same kernel for the same types wrote the same code; one copy is kept).
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+
+def _binary(n_rows, n_features, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.random((n_rows, n_features)) < 0.4).astype(dtype)
+
+
+def _real(n_rows, n_features, dtype, seed=0):
+    return np.random.default_rng(seed).standard_normal((n_rows, n_features)).astype(
+        dtype
+    )
+
+
+def dcp_uses(dtype):
+    """DCPBernoulliRBM: every solver, exact and AIS scores, the queries."""
+    from sklearn_rbm import DCPBernoulliRBM
+
+    X = _binary(24, 6, dtype)
+    for solver in ("cd", "pcd", "cg", "sdcp", "csdcp", "pt", "cpt"):
+        rbm = DCPBernoulliRBM(
+            n_components=3, solver=solver, batch_size=8, n_iter=1, random_state=0
+        ).fit(X)
+    rbm.score(X)
+    rbm.transform(X)
+    rbm.gibbs(X)
+    rbm.free_energy(X)
+    rbm.sample(2, n_steps=2, random_state=0)
+    rbm.partial_fit(X)
+    rbm.set_params(score_method="ais", ais_betas=10, ais_n_chains=4)
+    rbm.score(X)
+    rbm.log_likelihood_bounds(X[:2])
+    # Exact log Z by parallel blocks of states (more than 12 units in each layer).
+    X14 = _binary(24, 14, dtype)
+    DCPBernoulliRBM(n_components=14, n_iter=1, random_state=0).fit(X14).score(X14)
+    # The defaults: 256 hidden units, early stopping on held-out rows.
+    DCPBernoulliRBM(n_iter=1, random_state=0).fit(X)
+    DCPBernoulliRBM(
+        n_components=3, n_iter=2, early_stopping=True, validation_fraction=0.25,
+        random_state=0,
+    ).fit(X)  # fmt: skip
+
+
+def gaussian_uses(dtype):
+    """GaussianBernoulliRBM: every solver, learned and fixed sigma, the queries."""
+    from sklearn_rbm import GaussianBernoulliRBM
+
+    X = _real(24, 5, dtype)
+    for solver in ("cd", "pcd", "cg", "sdcp", "csdcp", "pt", "cpt"):
+        for sigma in ("learn", 1.0):
+            rbm = GaussianBernoulliRBM(
+                n_components=3, solver=solver, sigma=sigma, batch_size=8, n_iter=1,
+                random_state=0,
+            ).fit(X)  # fmt: skip
+    rbm.score(X)
+    rbm.transform(X)
+    rbm.gibbs(X)
+    rbm.free_energy(X)
+    rbm.sample(2, n_steps=2, random_state=0)
+    rbm.partial_fit(X)
+    rbm.set_params(score_method="ais", ais_betas=10, ais_n_chains=4)
+    rbm.score(X)
+    rbm.log_likelihood_bounds(X[:2])
+    GaussianBernoulliRBM(n_components=14, n_iter=1, random_state=0).fit(X).score(X)
+    GaussianBernoulliRBM(n_iter=1, random_state=0).fit(X)
+
+
+def conditional_uses(dtype):
+    """ConditionalRBMRegressor: every solver and inference, the queries."""
+    from sklearn_rbm import ConditionalRBMRegressor
+    from sklearn_rbm._conditional.inference import INFERENCES
+
+    X, Y = _real(20, 5, dtype), _binary(20, 4, dtype, seed=1)
+    for solver in ("cd", "cd-percloss", "mf", "bp", "mssvm", "lssvm"):
+        for n_components in (3, 0):
+            crbm = ConditionalRBMRegressor(
+                n_components=n_components, solver=solver, batch_size=10, n_iter=1,
+                random_state=0,
+            ).fit(X, Y)  # fmt: skip
+            crbm.predict(X)
+    crbm = ConditionalRBMRegressor(n_components=3, n_iter=1, random_state=0).fit(X, Y)
+    for inference in INFERENCES:
+        crbm.infer(X, inference=inference)
+    crbm.predict_proba(X)
+    for score_method in ("auto", "exact", "bethe", "ais"):
+        crbm.set_params(score_method=score_method, ais_betas=10, ais_n_chains=4)
+        crbm.score(X, Y)
+    ConditionalRBMRegressor(n_iter=1, random_state=0).fit(X, Y)
+
+
+def frank_wolfe_uses(dtype):
+    """FrankWolfeRBM: growth with exact and AIS scores, fine-tuning."""
+    from sklearn_rbm import FrankWolfeRBM
+
+    X = _binary(40, 6, dtype)
+    fw = FrankWolfeRBM(
+        max_components=3, n_samples_per_step=20, random_state=0
+    ).fit(X)
+    fw.score(X)
+    fw.transform(X)
+    FrankWolfeRBM(
+        max_components=3, n_samples_per_step=20, score_method="ais", ais_betas=10,
+        ais_n_chains=4, score_every=1, unit_scale="one", random_state=0,
+    ).fit(X)  # fmt: skip
+    fw.fine_tune(X, n_iter=1, batch_size=10, random_state=0)
+    FrankWolfeRBM(max_components=2, random_state=0).fit(X)
+
+
+def fvbm_uses(dtype):
+    """FVBMPseudoLikelihood: every solver and penalty, the queries."""
+    from sklearn_rbm import FVBMPseudoLikelihood
+    from sklearn_rbm._fvbm.solvers import _SOLVERS
+
+    X = _binary(60, 5, dtype)
+    for solver, spec in _SOLVERS.items():
+        for penalty in getattr(spec, "penalties", ("l2",)):
+            fvbm = FVBMPseudoLikelihood(
+                solver=solver, penalty=penalty, alpha=0.01, max_iter=2, random_state=0
+            ).fit(X)
+    fvbm = FVBMPseudoLikelihood(alpha=0.01, random_state=0).fit(X)
+    fvbm.score(X)
+    fvbm.pseudo_log_likelihood(X)
+    fvbm.sample(2, burn_in=2, thinning=1, random_state=0)
+    fvbm.confidence_intervals()
+    fvbm.set_params(score_method="ais", ais_betas=10, ais_n_chains=4)
+    fvbm.score(X)
+    FVBMPseudoLikelihood(random_state=0).fit(X)
+
+
+GROUPS = {
+    "dcp": lambda: [dcp_uses(dtype) for dtype in (np.float64, np.float32)],
+    "gaussian": lambda: [gaussian_uses(dtype) for dtype in (np.float64, np.float32)],
+    "conditional": lambda: [
+        conditional_uses(dtype) for dtype in (np.float64, np.float32)
+    ],
+    "frank_wolfe": lambda: [
+        frank_wolfe_uses(dtype) for dtype in (np.float64, np.float32)
+    ],
+    "fvbm": lambda: [fvbm_uses(dtype) for dtype in (np.float64, np.float32)],
+}
+
+
+def run(group):
+    """Run one group of calls in this process (whose kernels write to the
+    folder named by ``SKLEARN_RBM_KERNEL_CACHE_BUILD``). A failing call is
+    reported, not fatal: its kernels then compile on first use."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            GROUPS[group]()
+        except Exception as error:  # noqa: BLE001 (best effort by design)
+            print(f"  {group}: {type(error).__name__}: {error}", file=sys.stderr)
+            return 1
+    print(f"  {group}: {time.perf_counter() - start:.0f} s", flush=True)
+    return 0
+
+
+def build(folder, groups, n_jobs, time_limit):
+    """Fill ``folder``: each group in a process of its own, ``n_jobs`` at a
+    time, each writing a part folder; then merge the parts of the groups that
+    finished within ``time_limit`` seconds (the others are stopped)."""
+    from sklearn_rbm._numerics.cache import BUILD_FOLDER_VARIABLE, merge
+
+    folder = Path(folder).resolve()
+    parts = folder / ".parts"
+    shutil.rmtree(parts, ignore_errors=True)
+    deadline = time.monotonic() + time_limit
+    waiting, running, finished = list(groups), {}, []
+    while (waiting or running) and time.monotonic() < deadline:
+        while waiting and len(running) < n_jobs:
+            group = waiting.pop(0)
+            env = dict(os.environ, **{BUILD_FOLDER_VARIABLE: str(parts / group)})
+            command = ["-m", "sklearn_rbm._precompile", "--group", group]
+            running[group] = subprocess.Popen([sys.executable, *command], env=env)
+        time.sleep(0.2)
+        for group, process in list(running.items()):
+            if process.poll() is not None:
+                del running[group]
+                finished.append(group)
+    for group, process in running.items():
+        print(f"  {group}: stopped after {time_limit} s", file=sys.stderr)
+        process.kill()
+        process.wait()
+    merge([parts / group for group in finished if (parts / group).is_dir()], folder)
+    shutil.rmtree(parts, ignore_errors=True)
+    return len(groups) - len(finished)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?")
+    parser.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 4))
+    parser.add_argument("--time-limit", type=float, default=1800.0)
+    parser.add_argument("--group", choices=list(GROUPS))
+    args = parser.parse_args(argv)
+    if args.group:
+        return run(args.group)
+    if not args.folder:
+        parser.error("name the folder to fill")
+    incomplete = build(args.folder, list(GROUPS), max(args.jobs, 1), args.time_limit)
+    return 1 if incomplete else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

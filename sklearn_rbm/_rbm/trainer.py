@@ -1,0 +1,345 @@
+"""The one trainer of the package's RBMs, over a visible and a hidden layer.
+
+:class:`RBMTrainer` runs every fit of :class:`~sklearn_rbm.DCPBernoulliRBM`
+and :class:`~sklearn_rbm.GaussianBernoulliRBM` (and of any RBM made of other
+layers): the hyperparameters they share, initialisation (Upadhya & Sastry's,
+or a warm start from a fitted ``init``), ``fit`` and ``partial_fit``, the
+training engine's hooks (``_core/engine.py``), and, through
+:class:`~sklearn_rbm._rbm.base.FittedRBM`, the queries of the fitted model.
+What depends on the type of the visible units is the layer's
+(``_rbm/layers``); what depends on the solver is its entry in
+``_rbm/solvers.py``. A subclass is a thin public class: its ``__init__``
+with its parameters and their documentation, the constraints of its own
+parameters, and its visible layer.
+
+The fitted RBM is always the plain, uncentred one; training keeps the
+centred parameters (Melchior, Fischer & Wiskott 2016) and publishes the
+equivalent uncentred ``components_``, ``intercept_visible_`` and
+``intercept_hidden_`` after every epoch.
+"""
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from .._core.engine import Criterion, EpochTrainingMixin
+from .._core.fit_context import fit_context
+from .._core.sklearn_compat import HasMethods, Interval, StrOptions
+from .._core.utils import blas_threads_for, child_seed, kernel_rng
+from .base import FittedRBM, check_rbm_memory, parameters_of
+from .kernels import minibatch_update_
+from .layers.bernoulli import BernoulliUnits
+from .solvers import SOLVERS, resolve_solver
+from .tempering import LADDERS
+
+# The arrays that define the training state of every RBM (restored after
+# divergence and by early stopping; the layer adds its own); the fitted
+# uncentred parameters are derived from them.
+_STATE = (
+    "components_",
+    "_centred_visible_bias",
+    "_centred_hidden_bias",
+    "offset_visible_",
+    "offset_hidden_",
+)
+
+
+@dataclass
+class TrainingState:
+    """What a solver's step works on: the arrays a fit trains (the same
+    arrays the estimator holds, updated in place) and what the step needs
+    besides the settings, so that no step reads the estimator.
+
+    Attributes
+    ----------
+    W : ndarray of shape (n_components, n_features)
+        The weights (``components_``).
+    visible, hidden : NamedTuple
+        The layers' kernel units: the centred biases, their velocities and
+        the layers' own parameters.
+    mu, lam : ndarray
+        The centring offsets of the visible and hidden statistics.
+    velocity : ndarray
+        The velocity of ``W``.
+    chain_hidden : ndarray
+        The hidden states of the persistent chains (all replicas, stacked).
+    rng : numpy.random.Generator
+        The stream of the chains' draws.
+    betas, tempering_base, monitor
+        The ladder, the visible layer's base model at ``beta = 0`` and the
+        swap monitor of the tempered solvers (``None`` otherwise).
+    """
+
+    W: np.ndarray
+    visible: tuple
+    hidden: tuple
+    mu: np.ndarray
+    lam: np.ndarray
+    velocity: np.ndarray
+    chain_hidden: np.ndarray
+    rng: np.random.Generator
+    betas: np.ndarray = None
+    tempering_base: object = None
+    monitor: object = None
+
+
+class RBMTrainer(EpochTrainingMixin, FittedRBM):
+    """The RBM trainer (not for direct use): see the module docstring.
+
+    Subclasses define ``__init__`` with the hyperparameters of
+    ``_parameter_constraints`` (their own added) and ``_visible_layer``.
+    """
+
+    _parameter_constraints: dict = {
+        **FittedRBM._parameter_constraints,
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
+        "solver": [StrOptions(set(SOLVERS))],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_iter": [Interval(numbers.Integral, 0, None, closed="left")],
+        "n_gibbs_steps": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_inner_steps": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "centering_rate_visible": [Interval(numbers.Real, 0, 1, closed="both"), None],
+        "centering_rate_hidden": [Interval(numbers.Real, 0, 1, closed="both"), None],
+        "n_temperatures": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "min_beta": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "beta_ladder": [StrOptions(set(LADDERS)), "array-like", None],
+        "momentum": [Interval(numbers.Real, 0, 1, closed="left")],
+        "weight_decay": [Interval(numbers.Real, 0, None, closed="left")],
+        "init": [HasMethods(["transform"]), None],
+        "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "early_stopping": ["boolean"],
+        "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+    }
+
+    _criterion = Criterion(
+        "validation_log_likelihood", greater_is_better=True,
+        best_attribute="best_validation_score_",
+    )  # fmt: skip
+    #: The compiled update every solver calls (the engine announces its
+    #: compilation).
+    _main_kernel = minibatch_update_
+
+    def _solver(self):
+        return SOLVERS[self.solver]
+
+    # -------------------------------------------------------- initialisation
+    def _initialise(self, X, rs):
+        """Upadhya & Sastry's initialisation (weights ``N(0, 0.01^2)``,
+        hidden biases 0, the visible layer's base model as the start), or a
+        copy of ``init``'s parameters."""
+        n_features, dtype = X.shape[1], X.dtype
+        solver, layer = self._solver(), self._visible_layer()
+        # The memory check comes first: a ladder of 10**9 temperatures would
+        # be allocated before the replicas it asks for are refused.
+        chains = solver.tempering.chains(self)
+        check_rbm_memory(
+            ("n_components", self.n_components), n_features, chains, X.dtype.itemsize
+        )
+        betas = solver.tempering.ladder(self)
+        layer.fit_base(self, X)
+        layer.start_training(self, X, dtype, self.init)
+        if self.init is None:
+            W = rs.normal(0.0, 0.01, size=(self.n_components, n_features)).astype(dtype)
+            b = layer.initial_bias(self, X, dtype)
+            c = np.zeros(self.n_components, dtype=dtype)
+        else:
+            W, b, c = parameters_of(self.init, n_features, dtype, self.n_components)
+        # Offsets start at the data's mean statistics and 1/2 (Upadhya &
+        # Sastry 2017, Algorithm 4); the centred biases are chosen so that
+        # the model is exactly (W, b, c).
+        if solver.centred:
+            mu = layer.initial_offset(self, X, dtype)
+        else:
+            mu = np.zeros(n_features, dtype)
+        lam = np.full(self.n_components, 0.5 if solver.centred else 0.0, dtype=dtype)
+        self.offset_visible_, self.offset_hidden_ = mu, lam
+        self._centred_visible_bias = b + lam @ W
+        self._centred_hidden_bias = c + W @ mu
+        self._velocity = (
+            np.zeros_like(W),
+            np.zeros_like(c),
+            *layer.velocities(self, b),
+        )
+        solver.tempering.start(self, betas)
+        # Persistent hidden states, all off: the first visible draw is the
+        # base model's. The tempered solvers stack their replicas.
+        self._chain_hidden = np.zeros((chains[1], self.n_components), dtype=dtype)
+        self._kernel_rng = kernel_rng(rs)
+        self._shuffle_rs = rs  # continues the shuffling in partial_fit
+        self._ais_seed = child_seed(rs)
+        self.random_state_ = check_random_state(child_seed(rs))
+        self.n_iter_ = 0
+        self._publish(W)
+
+    def _publish(self, W=None):
+        """Expose the uncentred RBM equivalent to the centred training state
+        (whose weights ``W`` are ``components_`` once published)."""
+        W = self.components_ if W is None else W
+        self._set_fitted_parameters(
+            W,
+            self._centred_visible_bias - self.offset_hidden_ @ W,
+            self._centred_hidden_bias - W @ self.offset_visible_,
+        )
+        self._visible_layer().publish(self)
+
+    # ------------------------------------------------------------------ fit
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, *, X_val=None):
+        """Fit the RBM to ``X``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : None
+            Ignored.
+        X_val : {array-like, sparse matrix} of shape (n_val, n_features), \
+                default=None
+            Held-out data of your own for early stopping and the verbose
+            output, used instead of holding out ``validation_fraction`` of
+            ``X`` (ignored when ``X_val`` is given). In a ``Pipeline``, ``X_val``
+            is transformed like ``X`` with
+            ``Pipeline(..., transform_input=["X_val"])``.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X = self._validate_training_data(X)
+        rs = check_random_state(self.random_state)
+        X_train, X_val = self._held_out(
+            X, X_val, rs, default_fraction=0.1 if self.early_stopping else None
+        )
+        self._initialise(X_train, rs)
+        self._watch_divergence(X_train)
+        self._start_history()
+        validation = None if X_val is None else (X_val,)
+        self._run(
+            (X_train,), validation, self.n_iter, rs, early_stopping=self.early_stopping
+        )
+        self._visible_layer().after_fit(self)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """One epoch over ``X`` in mini-batches, continuing chains and offsets.
+
+        The first call initialises the model from ``X`` (weights, base model,
+        offsets); later calls continue from the current state, including the
+        persistent chains and the centring offsets. ``history_`` gains one
+        entry per call.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            The estimator, one epoch further.
+        """
+        first_call = not hasattr(self, "components_")
+        X = self._validate_training_data(X, reset=first_call)
+        if first_call:
+            self._initialise(X, check_random_state(self.random_state))
+        self._start_history(keep=not first_call)
+        X = X.astype(self.components_.dtype, copy=False)
+        self._watch_divergence(X)
+        self._run((X,), None, 1, self._shuffle_rs, early_stopping=False)
+        return self
+
+    def _blas_threads(self):
+        n_hidden, n_visible = self.components_.shape
+        return blas_threads_for(self.batch_size * n_hidden * n_visible)
+
+    # ------------------------------------------------- the engine's hooks
+    def _training_view(self):
+        """The :class:`TrainingState` of the current fit (views, no copies)."""
+        layer = self._visible_layer()
+        velocity, hidden_velocity, *own_velocities = self._velocity
+        return TrainingState(
+            W=self.components_,
+            visible=layer.units(self, self._centred_visible_bias, own_velocities),
+            hidden=BernoulliUnits(self._centred_hidden_bias, hidden_velocity),
+            mu=self.offset_visible_,
+            lam=self.offset_hidden_,
+            velocity=velocity,
+            chain_hidden=self._chain_hidden,
+            rng=self._kernel_rng,
+            betas=getattr(self, "betas_", None),
+            tempering_base=layer.tempering_base(self, self.components_.dtype),
+            monitor=getattr(self, "_swap_monitor", None),
+        )
+
+    def _run(self, train, validation, n_epochs, rs, *, early_stopping):
+        """The engine's epochs, with the :class:`TrainingState` the steps and
+        the solver's hooks work on (dropped afterwards: it is no fitted
+        attribute)."""
+        self._state = self._training_view()
+        try:
+            with self._blas_threads():
+                self._run_epochs(
+                    train, validation, n_epochs, rs, early_stopping=early_stopping
+                )
+        finally:
+            del self._state
+
+    def _make_step(self):
+        settings = resolve_solver(self)
+        return settings.spec.make_step(self._state, settings)
+
+    def _begin_epoch(self, epoch):
+        self._solver().tempering.begin_epoch(self._state)
+
+    def _end_epoch(self):
+        self._publish()
+
+    def _epoch_figures(self):
+        """The figures of the solver's tempering (the swap acceptance of each
+        neighbour pair for 'pt' and 'cpt')."""
+        return self._solver().tempering.figures(self._state, self.n_iter_)
+
+    def _state_names(self):
+        return _STATE + self._visible_layer().state_attributes
+
+    def _training_state(self):
+        """Copies of the training state, to restore after divergence or early
+        stopping."""
+        return {name: getattr(self, name).copy() for name in self._state_names()}
+
+    def _set_training_state(self, state):
+        for name, value in state.items():
+            getattr(self, name)[...] = value
+        self._publish()
+
+    def _divergence(self):
+        layer = self._visible_layer()
+        parameters = tuple(getattr(self, name) for name in self._state_names()[:3])
+        own = tuple(getattr(self, name) for name in layer.state_attributes)
+        problem = self._diagnose_divergence(*parameters, *own)
+        if problem is not None:
+            return f"{problem}, {layer.divergence_advice(self)}"
+        return layer.divergence(self)
+
+    def _validation_score(self, validation):
+        return self.score(validation[0])
+
+    def _monitor(self, train, validation):
+        """The training log-likelihood when ``log Z`` is exact (cheap), or at
+        ``verbose >= 2`` by AIS; with AIS, the width of the band of the
+        ``log Z`` estimate behind the figures."""
+        figures = {}
+        if self.verbose >= 2 or self._resolve_score_method() == "exact":
+            figures["train_log_likelihood"] = self.score(train[0])
+        partition = getattr(self, "log_partition_", None)
+        if partition is not None and partition.method == "ais":
+            figures["ais_band_width"] = partition.upper - partition.lower
+        return figures

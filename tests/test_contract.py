@@ -1,0 +1,803 @@
+"""The bad-input contract (issue 23), applied by construction.
+
+A registry enumerates every public callable of the package from its
+``__all__`` lists (``sklearn_rbm``, ``likelihood``, ``inference``,
+``datasets``, and ``sequences`` once it exists): every estimator's
+hyperparameters and public methods, for every solver, and every public
+function. Each entry is one or more *surfaces* (tests/contract.py: a valid
+call and the roles of its arguments), and every surface runs one battery of
+bad inputs: NaN and infinities, huge finite values, wrong shapes and widths,
+empty and one-row data, wrong dtypes, sparse, read-only and non-contiguous
+arrays, sizes of 10**9, absurd rates, zero, negative and NaN parameters.
+Each case must end in a clear error naming the argument, a warning, or a
+finite correct result (tests/contract.py says exactly what is judged).
+
+A public callable without an entry fails
+:func:`test_every_public_callable_is_in_the_registry`: the next surface is
+covered the day it is added.
+
+Run as a script, ``python tests/test_contract.py`` prints the battery's size
+and its outcome counts per callable.
+"""
+
+import atexit
+import functools
+import gzip
+import inspect
+import numbers
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections import Counter, defaultdict
+
+import numpy as np
+import pytest
+from contract import Case, Surface, baseline_of, cases_of, judge
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils._param_validation import Interval
+
+import sklearn_rbm
+from sklearn_rbm import (
+    ConditionalRBMRegressor,
+    DCPBernoulliRBM,
+    FrankWolfeRBM,
+    FVBMPseudoLikelihood,
+    GaussianBernoulliRBM,
+    datasets,
+    inference,
+    likelihood,
+)
+
+from instances import INSTANCES, instance_id, training_data
+
+# ------------------------------------------------------- public callables
+PUBLIC_MODULES = {
+    "sklearn_rbm": sklearn_rbm,
+    "likelihood": likelihood,
+    "inference": inference,
+    "datasets": datasets,
+}
+try:  # the sequences module of the categorical issues, once it lands
+    from sklearn_rbm import sequences
+
+    PUBLIC_MODULES["sequences"] = sequences
+except ImportError:  # pragma: no cover - depends on the branch
+    pass
+
+#: Public names that take no input worth a battery: result containers and
+#: warning classes (constructed by the package, read by the user).
+NOT_INPUT_SURFACES = {
+    "sklearn_rbm.MPLEDoesNotExistWarning": "a warning class",
+    "likelihood.LogPartition": "a result container (named tuple)",
+    "likelihood.LikelihoodBounds": "a result container (named tuple)",
+    "inference.InferenceResult": "a result container (frozen dataclass)",
+    "inference.ExactMarginals": "a result container (named tuple)",
+}
+
+
+def _defined_here(cls, name):
+    """Whether ``cls.name`` is defined by this package (not inherited from
+    scikit-learn's mixins: get_params, fit_transform, set_output, ...)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            # set_fit_request & co. are scikit-learn's metadata-routing
+            # descriptors, attached to each class by scikit-learn itself.
+            generated = type(vars(klass)[name]).__module__.startswith("sklearn.")
+            return klass.__module__.startswith("sklearn_rbm") and not generated
+    return False
+
+
+def public_callables():
+    """Every public callable: ``module.function``, ``Estimator.__init__``
+    (the hyperparameters) and ``Estimator.method``."""
+    names = set()
+    for short, module in PUBLIC_MODULES.items():
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if isinstance(obj, type) and issubclass(obj, BaseEstimator):
+                names.add(f"{name}.__init__")
+                names.update(
+                    f"{name}.{method}"
+                    for method in dir(obj)
+                    if not method.startswith("_")
+                    and callable(getattr(obj, method))
+                    and _defined_here(obj, method)
+                )
+            elif callable(obj):
+                names.add(f"{short}.{name}")
+    return names
+
+
+# ------------------------------------------- the estimators' hyperparameters
+#: Integer hyperparameters that size arrays: 10**9 must be refused before
+#: anything is allocated, with the parameter named.
+SIZE_PARAMETERS = {
+    "ais_betas",
+    "n_components",
+    "batch_size",
+    "n_temperatures",
+    "ais_n_chains",
+    "max_components",
+    "n_samples_per_step",
+}
+#: Integer hyperparameters that count work (epochs, iterations, steps): 10**9
+#: is the user's time budget, not an allocation; out-of-range values are errors.
+COUNT_PARAMETERS = {
+    "n_iter",
+    "max_iter",
+    "n_gibbs_steps",
+    "n_inner_steps",
+    "n_bias_steps",
+    "n_restarts",
+    "lbfgs_max_iter",
+    "inference_max_iter",
+    "n_iter_no_change",
+    "score_every",
+    "n_jobs",
+}
+
+
+def _numeric_parameters(Estimator):
+    """``(integer parameters, real parameters)`` from the constraints."""
+    integers, reals = [], []
+    for name, constraints in Estimator._parameter_constraints.items():
+        for constraint in constraints:
+            kind = constraint.type if isinstance(constraint, Interval) else constraint
+            if kind is numbers.Integral:
+                integers.append(name)
+                break
+            if kind is numbers.Real:
+                reals.append(name)
+                break
+    return integers, reals
+
+
+# ------------------------------------------------------------ tiny inputs
+# Parameters exactly representable in float16, so that a float16 copy is
+# the same model.
+_rng = np.random.RandomState(0)
+W = (0.5 * _rng.randn(3, 6)).astype(np.float16).astype(np.float64)
+B = _rng.randn(6).astype(np.float16).astype(np.float64)
+C = _rng.randn(3).astype(np.float16).astype(np.float64)
+V = training_data(DCPBernoulliRBM())[0][:8]
+R = training_data(GaussianBernoulliRBM())[0][:8]
+AIS = dict(n_chains=4, betas=20, random_state=0)
+
+
+def _schedule_cases(name, with_counts=True):
+    names = (name, "AIS", "temperatures")
+    counts = (
+        Case(f"{name}: 10**9", {name: 10**9}, names),
+        Case(f"{name}: 1", {name: 1}, names),
+    )
+    return counts * with_counts + (
+        Case(f"{name}: [0, NaN, 1]", {name: [0.0, np.nan, 1.0]}, names),
+        Case(f"{name}: not increasing", {name: [0.0, 0.6, 0.5, 1.0]}, names),
+        Case(f"{name}: decreasing", {name: [1.0, 0.5, 0.0]}, names),
+        Case(f"{name}: 2-D", {name: [[0.0, 1.0]]}, names),
+        Case(f"{name}: unknown name", {name: "cubic"}, names),
+    )
+
+
+def _ladder_cases():
+    names = ("beta_ladder",)
+    return (
+        Case("beta_ladder: [1, NaN]", {"beta_ladder": [1.0, np.nan]}, names),
+        Case("beta_ladder: [1, 0.5, 0.5]", {"beta_ladder": [1.0, 0.5, 0.5]}, names),
+        Case("beta_ladder: [1, 2]", {"beta_ladder": [1.0, 2.0]}, names),
+        Case("beta_ladder: [1, 0]", {"beta_ladder": [1.0, 0.0]}, names),
+        Case("beta_ladder: 10**9 values", {"beta_ladder": 10**9}, names),
+    )
+
+
+def _sigma_cases(estimator, X):
+    """sigma arrays, and a constant column: with a learned sigma, fit warns
+    that the column's sigma sits at min_sigma (as the docstring promises);
+    with a tiny sigma or floor, the error names it (it blamed the learning
+    rate and left NaN in the model)."""
+    names = ("sigma", "min_sigma")
+    constant = X.copy()
+    constant[:, 2] = 0.5
+    learned = estimator.sigma == "learn"
+    return (
+        Case("sigma: 2 values", {"sigma": [1.0, 2.0]}, names),
+        Case("sigma: one NaN", {"sigma": np.r_[np.ones(5), np.nan]}, names),
+        Case(
+            "X: a constant column", {"X": constant}, names,
+            expect=frozenset({"warning"} if learned else {"finite", "warning"}),
+        ),
+        Case(
+            "X: a constant column, min_sigma=1e-300",
+            {"X": constant, "min_sigma": 1e-300}, ("min_sigma",),
+        ),
+        Case(
+            "X: a constant column, sigma=1e-300",
+            {"X": constant, "sigma": 1e-300}, ("sigma",),
+        ),
+    )  # fmt: skip
+
+
+def _extra_hyperparameter_cases(estimator, data):
+    cases = list(_schedule_cases("ais_betas", with_counts=False))
+    cases += [
+        Case(
+            "ais_n_chains: 10**9 with AIS",
+            {"score_method": "ais", "ais_n_chains": 10**9},
+            ("ais_n_chains",),
+        ),
+        Case(
+            "ais_betas: 10**9 with AIS",
+            {"score_method": "ais", "ais_betas": 10**9},
+            ("ais_betas",),
+        ),
+    ]
+    if "beta_ladder" in estimator.get_params():
+        cases += _ladder_cases()
+    if isinstance(estimator, GaussianBernoulliRBM):
+        cases += _sigma_cases(estimator, data[0])
+    if "init" in estimator.get_params():
+        cases.append(
+            Case("init: unfitted", {"init": clone(estimator)}, ("init", "fit"))
+        )
+    return tuple(cases)
+
+
+def _fit_and_score(target, **arguments):
+    """The hyperparameter surface: set, fit on the tiny data, score."""
+    X, Y = arguments.pop("X"), arguments.pop("Y", None)
+    estimator = arguments.pop("estimator")
+    estimator = clone(estimator).set_params(**arguments)
+    data = (X,) if Y is None else (X, Y)
+    estimator.fit(*data)
+    return estimator, estimator.score(*data)
+
+
+def hyperparameter_surface(estimator):
+    data = training_data(estimator)
+    integers, reals = _numeric_parameters(type(estimator))
+    arguments = {"estimator": estimator, "X": data[0]}
+    if len(data) > 1:
+        arguments["Y"] = data[1]
+    return Surface(
+        f"{type(estimator).__name__}.__init__",
+        instance_id(estimator),
+        _fit_and_score,
+        arguments,
+        sizes=tuple(p for p in integers if p in SIZE_PARAMETERS),
+        counts=tuple(p for p in integers if p in COUNT_PARAMETERS),
+        reals=tuple(reals),
+        extra=_extra_hyperparameter_cases(estimator, data),
+    )
+
+
+# ------------------------------------------------- the estimators' methods
+def _data_role(estimator):
+    if isinstance(estimator, (DCPBernoulliRBM, FrankWolfeRBM, FVBMPseudoLikelihood)):
+        return "binary"
+    return "data"
+
+
+def _method(name):
+    def run(target, **arguments):
+        return getattr(target, name)(**arguments)
+
+    run.__name__ = name
+    return run
+
+
+def _fit_returning_self(target, **arguments):
+    return target.fit(**arguments)
+
+
+def _fitted_once(estimator):
+    """A callable giving ``estimator`` fitted on its tiny data, fitted on
+    first use (not while the tests are collected)."""
+
+    @functools.cache
+    def fitted():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = clone(estimator).fit(*training_data(estimator))
+        if "ais_n_chains" in model.get_params():  # log_likelihood_bounds: RAISE
+            model.set_params(ais_n_chains=4, ais_betas=20)
+        return model
+
+    return fitted
+
+
+#: A mismatch of the training and the held-out arrays may be reported on
+#: either; ``y`` of ``score`` is the ``Y`` of ``fit``.
+_METHOD_ALIASES = {
+    "X": ("X_val",), "X_val": ("X",), "Y": ("Y_val",), "Y_val": ("Y",), "y": ("Y",),
+}  # fmt: skip
+
+
+def _sample_surface(estimator, surface):
+    if not hasattr(estimator, "sample"):
+        return []
+    parameters = inspect.signature(estimator.sample).parameters
+    arguments = {"n_samples": 3, "random_state": 0}
+    counts = ("n_steps",) if "n_steps" in parameters else ("burn_in", "thinning")
+    arguments.update({count: 5 for count in counts})
+    extra = ()
+    if "method" in parameters:
+        tempered = getattr(estimator, "solver", "") in ("pt", "cpt")
+        arguments["method"] = "pt" if tempered else "gibbs"
+        extra = (Case("method: 'magic'", {"method": "magic"}, ("method",)),)
+    return [
+        surface(
+            "sample", arguments, {}, sizes=("n_samples",), counts=counts, extra=extra
+        )  # fmt: skip
+    ]
+
+
+def method_surfaces(estimator, queries=True):
+    """The surfaces of every public method of a fitted ``estimator``: its
+    training methods, and with ``queries`` the methods that read the fitted
+    model (the same code whatever the solver: they run for one instance of
+    each estimator, and ``sample`` for each tempered solver too)."""
+    name, setting = type(estimator).__name__, instance_id(estimator)
+    data = training_data(estimator)
+    X = data[0]
+    fitted = _fitted_once(estimator)
+    role = _data_role(estimator)
+    query = {"X": role}
+
+    def surface(method, arguments, arrays=query, **more):
+        return Surface(
+            f"{name}.{method}", setting, _method(method), arguments, arrays,
+            fitted=fitted, sklearn_messages=True, aliases=_METHOD_ALIASES, **more,
+        )  # fmt: skip
+
+    surfaces = []
+    fit_arguments = {"X": X}
+    fit_arrays = dict(query)
+    if isinstance(estimator, ConditionalRBMRegressor):
+        fit_arguments.update(Y=data[1], X_val=X[:10], Y_val=data[1][:10])
+        fit_arrays.update(Y="targets", X_val="data", Y_val="targets")
+    elif "X_val" in inspect.signature(estimator.fit).parameters:
+        fit_arguments["X_val"] = X[:10]
+        fit_arrays["X_val"] = role
+    surfaces.append(surface("fit", fit_arguments, fit_arrays))
+    if hasattr(estimator, "partial_fit"):
+        surfaces.append(surface("partial_fit", {"X": X}))
+    tempered = getattr(estimator, "solver", "") in ("pt", "cpt")
+    if not queries:
+        return surfaces + [s for s in _sample_surface(estimator, surface) if tempered]
+    for method in ("transform", "score_samples", "free_energy", "predict",
+                   "predict_proba", "pseudo_log_likelihood",
+                   "log_likelihood_bounds"):  # fmt: skip
+        if hasattr(estimator, method):
+            surfaces.append(surface(method, {"X": X[:6]}))
+    if hasattr(estimator, "gibbs"):
+        surfaces.append(surface("gibbs", {"v": X[:6]}, {"v": role}))
+    if isinstance(estimator, ConditionalRBMRegressor):
+        targets = {"X": "data", "Y": "targets"}
+        surfaces += [
+            surface("score", {"X": X, "y": data[1]}, {"X": "data", "y": "targets"}),
+            surface("conditional_log_likelihood", {"X": X, "Y": data[1]}, targets),
+            surface(
+                "infer",
+                {"X": X, "inference": "bp"},
+                extra=(
+                    Case("inference: 'magic'", {"inference": "magic"}, ("inference",)),
+                ),
+            ),
+        ]
+    else:
+        surfaces.append(surface("score", {"X": X[:6]}))
+    if hasattr(estimator, "log_partition_function"):
+        surfaces.append(surface("log_partition_function", {}, {}))
+    surfaces += _sample_surface(estimator, surface)
+    if isinstance(estimator, FrankWolfeRBM):
+        surfaces += [
+            surface("submodel", {"n_components": 2}, {}, sizes=("n_components",)),
+            surface(
+                "fine_tune",
+                {"X": X, "n_iter": 1, "random_state": 0},
+                extra=(
+                    Case("n_components given", {"n_components": 2}, ("n_components",)),
+                ),
+            ),
+        ]
+    if isinstance(estimator, FVBMPseudoLikelihood):
+        surfaces.append(
+            surface("confidence_intervals", {"alpha": 0.05}, {}, reals=("alpha",))
+        )
+    return surfaces
+
+
+# ------------------------------------------------------- public functions
+def _function(f):
+    def run(target, **arguments):
+        return f(**arguments)
+
+    run.__name__ = f.__name__
+    return run
+
+
+_RBM = {"components": "matrix", "intercept_visible": "vector",
+        "intercept_hidden": "vector"}  # fmt: skip
+_MODEL = {"components": W, "intercept_visible": B, "intercept_hidden": C}
+_INFERENCE_MODEL = {"components": W, "visible_bias": B, "hidden_bias": C}
+_INFERENCE = {"components": "matrix", "visible_bias": "vector",
+              "hidden_bias": "vector"}  # fmt: skip
+_GAUSSIAN_BASE = {"base_mean": np.zeros(6), "base_sigma": np.full(6, 1.25)}
+
+
+def _sigma_scalar_cases(name="sigma"):
+    return tuple(
+        Case(f"{name}: {value!r}", {name: value}, (name,))
+        for value in (0.0, -1.0, np.nan, np.inf, 1e-200, 1e-300, 1e200, "one")
+    )
+
+
+def _fashion_mnist_folder():
+    """A folder with four tiny Fashion-MNIST files (two images each),
+    removed when the tests end."""
+    folder = tempfile.mkdtemp(prefix="sklearn-rbm-fashion-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    for names in datasets._FASHION_MNIST_FILES.values():
+        for name, shape in zip(names, ((2, 28, 28), (2,)), strict=True):
+            header = bytes([0, 0, 8, len(shape)]) + b"".join(
+                n.to_bytes(4, "big") for n in shape
+            )
+            payload = np.arange(int(np.prod(shape)), dtype=np.uint8) % 10
+            with gzip.open(os.path.join(folder, name), "wb") as stream:
+                stream.write(header + payload.tobytes())
+    return folder
+
+
+def function_surfaces():
+    """The surfaces of every public function."""
+    f = _function
+    L, I, D = likelihood, inference, datasets  # noqa: E741
+    raise_arguments = {"X": V, **_MODEL, "base_rate": np.zeros(6), **AIS}
+    gaussian = {**_MODEL, "sigma": np.full(6, 0.75)}
+    gaussian_ais = {**gaussian, **_GAUSSIAN_BASE, **AIS}
+    gaussian_arrays = {**_RBM, "sigma": "vector"}
+    base_arrays = {"base_mean": "vector", "base_sigma": "vector"}
+    bp_cases = (Case("product: 'magic'", {"product": "magic"}, ("product",)),)
+    return [
+        Surface("likelihood.free_energy", "", f(L.free_energy), {"X": V, **_MODEL},
+                {"X": "binary", **_RBM}),
+        Surface("likelihood.log_partition_exact", "", f(L.log_partition_exact),
+                dict(_MODEL), dict(_RBM)),
+        Surface("likelihood.log_partition_ais", "", f(L.log_partition_ais),
+                {**_MODEL, "base_rate": np.zeros(6), **AIS},
+                {**_RBM, "base_rate": "vector"}, sizes=("n_chains",),
+                extra=_schedule_cases("betas")),
+        Surface("likelihood.log_likelihood_raise", "", f(L.log_likelihood_raise),
+                raise_arguments, {"X": "binary", **_RBM, "base_rate": "vector"},
+                sizes=("n_chains",), extra=_schedule_cases("betas")),
+        Surface("likelihood.log_likelihood_bounds", "", f(L.log_likelihood_bounds),
+                raise_arguments, {"X": "binary", **_RBM}, sizes=("n_chains",),
+                extra=_schedule_cases("betas")),
+        Surface("likelihood.ais_betas", "", f(L.ais_betas),
+                {"schedule": np.linspace(0.0, 1.0, 5)}, {"schedule": "vector"},
+                extra=_schedule_cases("schedule"),
+                aliases={"schedule": ("AIS schedule",)}),
+        Surface("likelihood.base_rate_bias", "", f(L.base_rate_bias),
+                {"X": V, "clip": 1e-3}, {"X": "binary"}, reals=("clip",)),
+        Surface("likelihood.gaussian_free_energy", "", f(L.gaussian_free_energy),
+                {"X": R, **gaussian}, {"X": "data", **gaussian_arrays},
+                extra=_sigma_scalar_cases()),
+        Surface("likelihood.gaussian_log_partition_exact", "",
+                f(L.gaussian_log_partition_exact), dict(gaussian),
+                dict(gaussian_arrays), extra=_sigma_scalar_cases()),
+        Surface("likelihood.gaussian_log_partition_ais", "",
+                f(L.gaussian_log_partition_ais), dict(gaussian_ais),
+                {**gaussian_arrays, **base_arrays}, sizes=("n_chains",),
+                extra=_schedule_cases("betas") + _sigma_scalar_cases()),
+        Surface("likelihood.gaussian_log_likelihood_raise", "",
+                f(L.gaussian_log_likelihood_raise), {"X": R, **gaussian_ais},
+                {"X": "data", **gaussian_arrays, **base_arrays}, sizes=("n_chains",),
+                extra=_schedule_cases("betas") + _sigma_scalar_cases()),
+        Surface("likelihood.gaussian_log_likelihood_bounds", "",
+                f(L.gaussian_log_likelihood_bounds), {"X": R, **gaussian_ais},
+                {"X": "data", **gaussian_arrays}, sizes=("n_chains",),
+                extra=_schedule_cases("betas") + _sigma_scalar_cases()),
+        Surface("inference.belief_propagation", "", f(I.belief_propagation),
+                {**_INFERENCE_MODEL, "max_iter": 20, "pairwise": True},
+                dict(_INFERENCE), counts=("max_iter",), reals=("tol", "damping"),
+                extra=bp_cases),
+        Surface("inference.mean_field", "", f(I.mean_field),
+                {**_INFERENCE_MODEL, "max_iter": 20, "pairwise": True},
+                dict(_INFERENCE), counts=("max_iter",), reals=("tol", "damping")),
+        Surface("inference.exact_marginals", "", f(I.exact_marginals),
+                dict(_INFERENCE_MODEL), dict(_INFERENCE)),
+        Surface("inference.exact_log_partition", "", f(I.exact_log_partition),
+                dict(_INFERENCE_MODEL), dict(_INFERENCE)),
+        Surface("inference.bethe_log_partition", "", f(I.bethe_log_partition),
+                {**_INFERENCE_MODEL, "max_iter": 20}, dict(_INFERENCE),
+                counts=("max_iter",), reals=("tol", "damping")),
+        Surface("datasets.make_bars_and_stripes", "", f(D.make_bars_and_stripes),
+                {"n_samples": 5, "size": 3, "random_state": 0},
+                sizes=("n_samples", "size")),
+        Surface("datasets.make_shifting_bar", "", f(D.make_shifting_bar),
+                {"n_features": 9, "bar_length": 2},
+                sizes=("n_features", "bar_length")),
+        Surface("datasets.load_binary_digits", "", f(D.load_binary_digits),
+                {"return_X_y": True},
+                extra=(Case("return_X_y: 'yes'", {"return_X_y": "yes"},
+                            ("return_X_y",)),
+                       Case("return_X_y: False", {"return_X_y": False},
+                            ("return_X_y",)))),
+        Surface("datasets.load_mnist_subset", "", f(D.load_mnist_subset),
+                {"return_X_y": True},
+                extra=(Case("return_X_y: 'yes'", {"return_X_y": "yes"},
+                            ("return_X_y",)),)),
+        Surface("datasets.load_fashion_mnist", "", f(D.load_fashion_mnist),
+                {"subset": "test", "data_home": _fashion_mnist_folder(),
+                 "dtype": np.float32},
+                extra=(Case("subset: 'magic'", {"subset": "magic"}, ("subset",)),
+                       Case("dtype: complex", {"dtype": np.complex128}, ("dtype",)),
+                       Case("dtype: int", {"dtype": np.int64}, ("dtype",)),
+                       Case("dtype: 'x'", {"dtype": "x"}, ("dtype",)),
+                       Case("data_home: missing", {"data_home": "/nonexistent"},
+                            ("data_home",)),
+                       Case("data_home: 3", {"data_home": 3}, ("data_home",)))),
+        Surface("datasets.flip_pixels", "", f(D.flip_pixels),
+                {"images": V, "fraction": 0.2, "n_draws": 2, "random_state": 0},
+                {"images": "binary"}, sizes=("n_draws",), reals=("fraction",)),
+        Surface("datasets.occlude_patches", "", f(D.occlude_patches),
+                {"images": np.ones((3, 16)), "patch_size": 2, "n_draws": 2,
+                 "random_state": 0},
+                {"images": "binary"}, sizes=("patch_size", "n_draws"),
+                extra=(Case("image_shape: (3, 5)", {"image_shape": (3, 5)},
+                            ("image_shape",)),
+                       Case("image_shape: (4, -4)", {"image_shape": (4, -4)},
+                            ("image_shape",)),
+                       Case("fill_value: 2", {"fill_value": 2}, ("fill_value",)))),
+        Surface("datasets.make_fvbm", "", f(D.make_fvbm),
+                {"n_samples": 5, "n_features": 4, "random_state": 0},
+                sizes=("n_samples", "n_features"),
+                reals=("coupling_variance", "intercept_variance")),
+        Surface("datasets.sample_fvbm", "", f(D.sample_fvbm),
+                {"coupling": np.zeros((4, 4)), "intercept": np.zeros(4),
+                 "n_samples": 5, "burn_in": 5, "random_state": 0},
+                {"coupling": "matrix", "intercept": "vector"},
+                sizes=("n_samples",), counts=("burn_in", "thinning"),
+                extra=(Case("method: 'magic'", {"method": "magic"}, ("method",)),)),
+    ]  # fmt: skip
+
+
+# ------------------------------------------------------------ the registry
+def _build_registry():
+    registry = defaultdict(list)
+    for surface in function_surfaces():
+        registry[surface.callable_name].append(surface)
+    queried = set()
+    for estimator in INSTANCES:
+        registry[f"{type(estimator).__name__}.__init__"].append(
+            hyperparameter_surface(estimator)
+        )
+        first = type(estimator) not in queried
+        queried.add(type(estimator))
+        for surface in method_surfaces(estimator, queries=first):
+            registry[surface.callable_name].append(surface)
+    return dict(registry)
+
+
+REGISTRY = _build_registry()
+SURFACES = [surface for surfaces in REGISTRY.values() for surface in surfaces]
+
+
+def test_every_public_callable_is_in_the_registry():
+    """100% of the public callables: a new one fails here until it has an
+    entry (a surface with its battery, or a reason it takes no input)."""
+    missing = public_callables() - set(REGISTRY) - set(NOT_INPUT_SURFACES)
+    assert not missing, f"public callables without a contract entry: {sorted(missing)}"
+    stale = (set(REGISTRY) | set(NOT_INPUT_SURFACES)) - public_callables()
+    assert not stale, f"entries for callables that are not public: {sorted(stale)}"
+
+
+def test_every_integer_hyperparameter_is_a_size_or_a_count():
+    """A new integer hyperparameter must say whether 10**9 of it is memory
+    (refused) or work (the user's budget)."""
+    for Estimator in {type(e) for e in INSTANCES}:
+        integers, _ = _numeric_parameters(Estimator)
+        unclassified = set(integers) - SIZE_PARAMETERS - COUNT_PARAMETERS
+        assert not unclassified, (Estimator.__name__, unclassified)
+
+
+def test_every_solver_runs_the_battery():
+    for Estimator in {type(e) for e in INSTANCES}:
+        fits = [s for s in REGISTRY[f"{Estimator.__name__}.fit"]]
+        assert len(fits) == sum(type(e) is Estimator for e in INSTANCES)
+
+
+# -------------------------------------------------------------- the battery
+#: Cases that fail today for a reason another branch is fixing, by surface
+#: (callable[setting]) and case, with the reason. They run in
+#: test_known_contract_problems, expected to fail, except those that hang.
+KNOWN_PROBLEMS = {
+    (f"FVBMPseudoLikelihood.fit[FVBMPseudoLikelihood-{solver}]", "X: transposed"): (
+        "120 features and 5 rows: the MPLE does not exist, and the solver "
+        f"{failure}; the fvbm branch checks existence before iterating (issue 22)"
+    )
+    for solver, failure in (
+        ("newton", "fails in a Cholesky factorisation (raw LinAlgError)"),
+        ("nodewise", "fails in a Cholesky factorisation (raw LinAlgError)"),
+        ("mm", "hangs"),
+    )
+}
+KNOWN_PROBLEMS[
+    "FVBMPseudoLikelihood.fit[FVBMPseudoLikelihood-mm]", "X: extra column"
+] = (
+    "a duplicated column: the MPLE does not exist and 'mm' iterates to max_iter "
+    "(20 s) before it warns; the fvbm branch checks existence first (issue 22)"
+)
+KNOWN_PROBLEMS[
+    "FVBMPseudoLikelihood.__init__[FVBMPseudoLikelihood-newton]", "alpha: 1e300"
+] = "an L2 penalty of 1e300 overflows the Newton solver's inner products (_fvbm/)"
+#: Known problems not run: they hang, or take tens of seconds.
+NOT_RUN = {
+    ("FVBMPseudoLikelihood.fit[FVBMPseudoLikelihood-mm]", "X: transposed"),
+    ("FVBMPseudoLikelihood.fit[FVBMPseudoLikelihood-mm]", "X: extra column"),
+}
+_BASELINES = {}
+_OUTCOMES = {}
+
+
+def _validated_alike(surface):
+    """Cases refused by validation for the first setting of the same callable
+    (the first solver): a ValueError or TypeError, raised before any solver
+    runs, as the input checks are the same for every solver. The other
+    settings skip them and run the cases that reach training (finite results,
+    warnings, divergence, memory checks sized by the solver)."""
+    first = REGISTRY[surface.callable_name][0]
+    if first is surface:
+        return set()
+    if first.id not in _OUTCOMES:
+        _OUTCOMES[first.id] = run_battery(first)
+    return {
+        o.case
+        for o in _OUTCOMES[first.id]
+        if o.kind == "error"
+        and issubclass(o.error, (ValueError, TypeError))
+        and not o.problems
+    }
+
+
+def run_battery(surface, only=None):
+    """The cases of ``surface`` (all but the known problems and those the
+    first setting's validation refused, or ``only`` those named), each
+    judged: a list of outcomes."""
+    if surface.id not in _BASELINES:
+        _BASELINES[surface.id] = baseline_of(surface)
+    baseline = _BASELINES[surface.id]
+    skipped = set() if only is not None else _validated_alike(surface)
+    outcomes = []
+    for case in cases_of(surface):
+        if only is not None:
+            if case.name in only:
+                outcomes.append(judge(surface, case, baseline))
+            continue
+        if (surface.id, case.name) in KNOWN_PROBLEMS or case.name in skipped:
+            continue
+        outcomes.append(judge(surface, case, baseline))
+    _OUTCOMES[surface.id] = outcomes
+    return outcomes
+
+
+@pytest.mark.parametrize("surface", SURFACES, ids=lambda s: s.id)
+def test_bad_input_contract(surface):
+    failures = [
+        f"{o.case}: {'; '.join(o.problems)} [{o.kind}: {o.message[:300]}]"
+        for o in run_battery(surface)
+        if o.problems
+    ]
+    assert not failures, "\n".join(failures)
+
+
+_SURFACES_BY_ID = {surface.id: surface for surface in SURFACES}
+
+
+@pytest.mark.parametrize(
+    "surface_id, case", sorted(KNOWN_PROBLEMS), ids=lambda x: str(x)
+)
+def test_known_contract_problems(surface_id, case):
+    reason = KNOWN_PROBLEMS[surface_id, case]
+    if (surface_id, case) in NOT_RUN:
+        pytest.xfail(f"not run: {reason}")
+    (outcome,) = run_battery(_SURFACES_BY_ID[surface_id], only={case})
+    if outcome.problems:
+        pytest.xfail(f"{reason}: {'; '.join(outcome.problems)}")
+
+
+# -------------------------------------------- hangs (FVBM, issue 23)
+_FVBM_HANGS = """
+import numpy as np
+from sklearn_rbm import FVBMPseudoLikelihood
+rng = np.random.RandomState(0)
+X = (rng.random_sample((400, {d})) < 0.5).astype(float)
+{prepare}
+FVBMPseudoLikelihood(solver="{solver}", max_iter={max_iter}).fit(X)
+"""
+
+
+_HANG_CASES = {
+    "mm, d=110, a constant column": ("mm", 110, 1000, "X[:, 0] = 1.0"),
+    "newton, d=100, max_iter=1": ("newton", 100, 1, ""),
+    "mm, d=100, max_iter=1": ("mm", 100, 1, ""),
+}
+#: Seconds the three fits get together (each takes under a second where it
+#: does not hang).
+_HANG_LIMIT = 20
+
+
+def test_fvbm_fits_do_not_hang():
+    """Issue 23's FVBM hangs, each in a process of its own, all three at once
+    under one time limit. They are the fvbm branch's to fix: until it lands,
+    the test is expected to fail (xfail) when one of them runs past the limit."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    processes = {
+        name: subprocess.Popen(
+            [
+                sys.executable,
+                "-W",
+                "ignore",
+                "-c",
+                _FVBM_HANGS.format(
+                    d=d, solver=solver, max_iter=max_iter, prepare=prepare
+                ),
+            ],
+            env={**os.environ, "PYTHONPATH": root},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
+        for name, (solver, d, max_iter, prepare) in _HANG_CASES.items()
+    }
+    deadline = time.monotonic() + _HANG_LIMIT
+    hung = []
+    for name, process in processes.items():
+        try:
+            _, stderr = process.communicate(
+                timeout=max(0.1, deadline - time.monotonic())
+            )
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            hung.append(name)
+            continue
+        assert process.returncode == 0, (name, stderr.decode()[-2000:])
+    if hung:
+        pytest.xfail(f"no answer in {_HANG_LIMIT} s: {hung} (the fvbm branch's)")
+
+
+# ------------------------------------------------------------------ report
+def report():
+    """The battery's size and outcome counts per callable, as a table."""
+    rows = []
+    for name, surfaces in sorted(REGISTRY.items()):
+        counts = Counter()
+        problems = 0
+        for surface in surfaces:
+            for outcome in run_battery(surface):
+                counts[outcome.kind] += 1
+                problems += bool(outcome.problems)
+        rows.append((name, len(surfaces), sum(counts.values()), counts, problems))
+    width = max(len(r[0]) for r in rows)
+    print(f"{'callable':{width}}  surfaces  cases  error  warning  finite  problems")
+    for name, n_surfaces, n_cases, counts, problems in rows:
+        print(
+            f"{name:{width}}  {n_surfaces:8d}  {n_cases:5d}  {counts['error']:5d}  "
+            f"{counts['warning']:7d}  {counts['finite']:6d}  {problems:8d}"
+        )
+    total = Counter()
+    for row in rows:
+        total.update(row[3])
+    print(
+        f"{'total':{width}}  {sum(r[1] for r in rows):8d}  "
+        f"{sum(r[2] for r in rows):5d}  {total['error']:5d}  {total['warning']:7d}  "
+        f"{total['finite']:6d}  {sum(r[4] for r in rows):8d}"
+    )
+
+
+if __name__ == "__main__":
+    report()

@@ -1,0 +1,157 @@
+"""The shipped kernel cache: kernels compiled at install time are loaded by a
+fresh process, and anything that could make a shipped binary wrong (other
+sources, processor or numba version, damaged files) makes numba compile instead.
+
+Each check runs in a fresh Python process (a kernel loaded or compiled once
+stays in memory), with an empty numba cache of its own and a shipped folder
+built here for one small kernel, ``_frank_wolfe.kernels.softplus_rows``.
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from sklearn_rbm._numerics import cache
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = cache.BUILD_FOLDER_VARIABLE
+
+CALL = """
+import json
+import numpy as np
+{prelude}
+from sklearn_rbm._frank_wolfe.kernels import softplus_rows
+x = np.linspace(-30.0, 30.0, 13)
+values = [softplus_rows(x.astype(dtype)[::{step}]).tolist() for dtype in {dtypes}]
+stats = softplus_rows.stats
+print(json.dumps({{
+    "values": values,
+    "hits": sum(stats.cache_hits.values()),
+    "misses": sum(stats.cache_misses.values()),
+}}))
+"""
+
+
+def call(folder, site, *, dtypes=("float64",), step=1, prelude="", env=None):
+    """Call the kernel in a fresh process whose numba cache is ``folder/user``
+    and whose ``sys.path`` ends with ``site`` (where a shipped folder lies)."""
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")
+    }
+    environment.pop("SKLEARN_RBM_NUMBA_CACHE", None)
+    environment.pop(BUILD, None)
+    environment.update(
+        NUMBA_CACHE_DIR=str(folder / "user"),
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(site)]),
+        **(env or {}),
+    )
+    code = CALL.format(
+        prelude=prelude, dtypes=list(dtypes), step=step
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=environment,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def assert_softplus(values, x):
+    """``values`` are ``log(1 + exp(x))`` (to the kernel's absolute accuracy)."""
+    expected = np.logaddexp(0.0, np.asarray(x, dtype=np.float64))
+    np.testing.assert_allclose(values, expected, rtol=1e-13, atol=1e-15)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A folder holding ``sklearn_rbm/_kernel_cache``, merged from two parts
+    built by two processes (float64 and float32 specialisations)."""
+    base = tmp_path_factory.mktemp("shipped")
+    parts = []
+    for dtype in ("float64", "float32"):
+        part = base / f"part-{dtype}"
+        call(base, base / "nowhere", dtypes=(dtype,), env={BUILD: str(part)})
+        parts.append(part)
+    cache.merge(parts, base / "site" / "sklearn_rbm" / cache.SHIPPED_FOLDER.name)
+    return base / "site"
+
+
+def digest(folder):
+    """A hash of every file under ``folder`` (names and contents)."""
+    hasher = hashlib.sha256()
+    for path in sorted(Path(folder).rglob("*")):
+        if path.is_file():
+            hasher.update(str(path.relative_to(folder)).encode() + path.read_bytes())
+    return hasher.hexdigest()
+
+
+def test_a_fresh_process_loads_the_shipped_kernels(site, tmp_path):
+    before = digest(site)
+    # float64 and float32 come from the two merged parts; a strided array is a
+    # specialisation the shipped folder lacks, so numba compiles it.
+    result = call(tmp_path, site, dtypes=("float64", "float32"))
+    assert result["hits"] == 2 and result["misses"] == 0
+    x = np.linspace(-30.0, 30.0, 13)
+    assert_softplus(result["values"][0], x)
+    assert_softplus(result["values"][1], x.astype(np.float32))
+    assert not list((tmp_path / "user").rglob("*softplus_rows*"))
+    strided = call(tmp_path, site, step=2)
+    assert_softplus(strided["values"][0], x[::2])
+    # What is compiled later goes to numba's own cache, never to the shipped folder.
+    assert strided["misses"] == 1
+    assert list((tmp_path / "user").rglob("*softplus_rows*.nbi"))
+    assert digest(site) == before
+
+
+@pytest.mark.parametrize(
+    "what, prelude, env",
+    [
+        (
+            "other sources",
+            "import sklearn_rbm._numerics.cache as c\n"
+            "c.source_stamp = lambda: 'the sources of another version'",
+            None,
+        ),
+        ("another numba", "import numba\nnumba.__version__ = '0.0.0'", None),
+        ("another processor", "", {"NUMBA_CPU_NAME": "generic"}),
+    ],
+)
+def test_a_shipped_kernel_that_may_not_fit_is_compiled_instead(
+    site, tmp_path, what, prelude, env
+):
+    result = call(tmp_path, site, prelude=prelude, env=env)
+    assert result["hits"] == 0 and result["misses"] == 1, what
+    assert_softplus(result["values"][0], np.linspace(-30.0, 30.0, 13))
+
+
+def test_damaged_shipped_files_are_misses_not_crashes(site, tmp_path):
+    damaged = tmp_path / "damaged"
+    for path in site.rglob("*"):
+        if path.is_file():
+            target = damaged / path.relative_to(site)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    result = call(tmp_path, damaged)
+    assert result["hits"] == 0 and result["misses"] == 1
+    assert_softplus(result["values"][0], np.linspace(-30.0, 30.0, 13))
+
+
+def test_only_the_packages_caching_kernels_are_shipped():
+    def outside(x):
+        return x + 1
+
+    kernel = cache.ship(numba.njit(cache=True)(outside))
+    assert type(kernel._cache).__name__ == "FunctionCache"
+    uncached = cache.ship(numba.njit(cache=False)(outside))
+    assert type(uncached._cache).__name__ == "NullCache"
