@@ -34,8 +34,8 @@ def _binary(n_rows, n_features, dtype, seed=0):
 
 
 def _real(n_rows, n_features, dtype, seed=0):
-    return np.random.default_rng(seed).standard_normal((n_rows, n_features)).astype(
-        dtype
+    return (
+        np.random.default_rng(seed).standard_normal((n_rows, n_features)).astype(dtype)
     )
 
 
@@ -120,9 +120,7 @@ def frank_wolfe_uses(dtype):
     from sklearn_rbm import FrankWolfeRBM
 
     X = _binary(40, 6, dtype)
-    fw = FrankWolfeRBM(
-        max_components=3, n_samples_per_step=20, random_state=0
-    ).fit(X)
+    fw = FrankWolfeRBM(max_components=3, n_samples_per_step=20, random_state=0).fit(X)
     fw.score(X)
     fw.transform(X)
     FrankWolfeRBM(

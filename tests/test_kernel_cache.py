@@ -26,6 +26,14 @@ BUILD = cache.BUILD_FOLDER_VARIABLE
 CALL = """
 import json
 import numpy as np
+import sklearn_rbm._numerics.cache as shipping
+# Only the shipped folder under test: an installed copy of the package (CI
+# runs the tests beside a `pip install .` that built its own folder, with
+# the same sources) must not answer for it.
+_every_folder = shipping.shipped_folders
+shipping.shipped_folders = lambda: [
+    folder for folder in _every_folder() if folder.is_relative_to({site!r})
+]
 {prelude}
 from sklearn_rbm._frank_wolfe.kernels import softplus_rows
 x = np.linspace(-30.0, 30.0, 13)
@@ -48,12 +56,14 @@ def call(folder, site, *, dtypes=("float64",), step=1, prelude="", env=None):
     environment.pop("SKLEARN_RBM_NUMBA_CACHE", None)
     environment.pop(BUILD, None)
     environment.update(
-        NUMBA_CACHE_DIR=str(folder / "user"),
-        PYTHONPATH=os.pathsep.join([str(ROOT), str(site)]),
-        **(env or {}),
+        {
+            "NUMBA_CACHE_DIR": str(folder / "user"),
+            "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)]),
+            **(env or {}),
+        }
     )
     code = CALL.format(
-        prelude=prelude, dtypes=list(dtypes), step=step
+        prelude=prelude, dtypes=list(dtypes), step=step, site=str(Path(site).resolve())
     )
     done = subprocess.run(
         [sys.executable, "-c", code],

@@ -14,10 +14,8 @@ import numbers
 from functools import partial
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import ClassifierTags, check_random_state
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core.divergence import (
@@ -50,7 +48,7 @@ from .inference import (
     conditional_ceiling,
 )
 from .solvers import SOLVERS, copy_warm_start, logistic_step
-from .start import Standardisation, logistic_start
+from .start import Standardisation, logistic_start, stack_rows, times_weights
 
 __all__ = ["ConditionalRBMRegressor"]
 
@@ -381,11 +379,8 @@ class ConditionalRBMRegressor(
     # ------------------------------------------------------------- model
     def _biases(self, X):
         """Per-row RBM biases ``B1 = b^v + W^{vx} x`` and ``B2 = b^h + W^{hx} x``."""
-        B1 = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
-        B2 = (
-            safe_sparse_dot(X, self.hidden_coef_.T, dense_output=True)
-            + self.intercept_hidden_
-        )
+        B1 = times_weights(X, self.coef_) + self.intercept_
+        B2 = times_weights(X, self.hidden_coef_) + self.intercept_hidden_
         return np.ascontiguousarray(B1), np.ascontiguousarray(B2)
 
     def _parameters(self):
@@ -590,10 +585,7 @@ class ConditionalRBMRegressor(
         self.best_validation_error_ = error
         if logistic and split is not None:
             X_train, Y_train, X_val, Y_val = split
-            if sp.issparse(X_train):
-                X_all = sp.vstack((X_train, X_val), format="csr")
-            else:
-                X_all = np.vstack((X_train, X_val))
+            X_all = stack_rows(X_train, X_val)
             self._logistic_start(X_all, np.vstack((Y_train, Y_val)))
         if self.verbose:
             print(

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from . import bp_kernels
 from .kernels import conditional_gibbs_chain
+from .start import residuals_times
 
 
 def gradient(W, X, V, B2, visible, hidden, pairwise=None, latent_map=False):
@@ -43,8 +43,8 @@ def gradient(W, X, V, B2, visible, hidden, pairwise=None, latent_map=False):
     dH = H_data - hidden
     return (
         (H_data.T @ V - pairwise) / n_rows,
-        safe_sparse_dot(dV.T, X, dense_output=True) / n_rows,
-        safe_sparse_dot(dH.T, X, dense_output=True) / n_rows,
+        residuals_times(dV, X) / n_rows,
+        residuals_times(dH, X) / n_rows,
         dV.mean(axis=0),
         dH.mean(axis=0),
     )

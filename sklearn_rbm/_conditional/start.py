@@ -10,10 +10,12 @@ lose to plain logistic regression (held-out Hamming error 0.184 / 0.168 /
 standardised steps). A fit therefore steps on ``z = (x - mean) / scale`` and
 maps the parameters back to raw ``x`` when it ends; the model is the same
 (the map is exact, ``W z + b = (W / scale) x + b - W (mean / scale)``), only
-the path of the steps changes. Binary features are left as they are: they
-have the scale the learning rates were chosen for (Ping & Ihler's images),
-and dividing a rare pixel by its small standard deviation only amplifies
-it. Sparse ``X`` is scaled but not centred, so that it stays sparse.
+the path of the steps changes, and it no longer depends on the units or the
+offset of a feature. Binary features are left as they are: they have the
+scale the learning rates were chosen for (Ping & Ihler's images), and
+dividing a rare pixel by its small standard deviation only amplifies it.
+Sparse ``X`` is centred without densifying it (:class:`CentredRows`), so it
+gives the fit dense ``X`` gives.
 
 **The logistic start.** Ping & Ihler (2017, Sec. 6) view logistic regression
 as the conditional RBM with only ``W^{vx}`` and ``b^v``. ``init='logistic'``
@@ -40,6 +42,45 @@ _LOGISTIC_MAX_ITER = 300
 _LOGISTIC_GTOL = 1e-4
 
 
+class CentredRows:
+    """Sparse rows ``X`` minus one dense row ``shift``, kept sparse: what
+    centring a sparse ``X`` means without densifying it. Slicing rows and the
+    two products the fit needs (:func:`times_weights`, :func:`residuals_times`)
+    account for the shift."""
+
+    def __init__(self, X, shift):
+        self.X, self.shift = X, shift
+
+    @property
+    def shape(self):
+        return self.X.shape
+
+    def __getitem__(self, rows):
+        return CentredRows(self.X[rows], self.shift)
+
+
+def times_weights(Z, W):
+    """``Z @ W.T`` (dense), ``Z`` dense, sparse or :class:`CentredRows`."""
+    if isinstance(Z, CentredRows):
+        return safe_sparse_dot(Z.X, W.T, dense_output=True) - W @ Z.shift
+    return safe_sparse_dot(Z, W.T, dense_output=True)
+
+
+def residuals_times(D, Z):
+    """``D.T @ Z`` (dense), ``Z`` dense, sparse or :class:`CentredRows`."""
+    if isinstance(Z, CentredRows):
+        product = safe_sparse_dot(D.T, Z.X, dense_output=True)
+        return product - np.outer(D.sum(axis=0), Z.shift)
+    return safe_sparse_dot(D.T, Z, dense_output=True)
+
+
+def stack_rows(A, B):
+    """The rows of ``A`` above those of ``B`` (both in one standardisation)."""
+    if isinstance(A, CentredRows):
+        return CentredRows(sp.vstack((A.X, B.X), format="csr"), A.shift)
+    return np.vstack((A, B))
+
+
 class Standardisation(NamedTuple):
     """Per-feature ``mean`` and ``scale`` of the training rows: ``z = (x -
     mean) / scale``. Binary features (only 0 and 1) and constant ones keep
@@ -51,8 +92,7 @@ class Standardisation(NamedTuple):
     @classmethod
     def of(cls, X):
         if sp.issparse(X):
-            _, variance = mean_variance_axis(X, axis=0)
-            mean = np.zeros(X.shape[1])
+            mean, variance = mean_variance_axis(X, axis=0)
         else:
             mean, variance = X.mean(axis=0), X.var(axis=0)
         scale = np.sqrt(variance)
@@ -63,9 +103,11 @@ class Standardisation(NamedTuple):
         return cls(np.where(unchanged, 0.0, mean), np.where(unchanged, 1.0, scale))
 
     def transform(self, X):
-        """``X`` in standardised coordinates (CSR stays CSR, uncentred)."""
+        """``X`` in standardised coordinates (sparse ``X`` as
+        :class:`CentredRows` over CSR)."""
         if sp.issparse(X):
-            return sp.csr_matrix(X.multiply(1.0 / self.scale))
+            scaled = sp.csr_matrix(X.multiply(1.0 / self.scale))
+            return CentredRows(scaled, self.mean / self.scale)
         return (X - self.mean) / self.scale
 
     def to_standardised(self, weights, intercept):
@@ -109,15 +151,17 @@ def logistic_start(X, Y, coef, intercept, scale):
     def loss(theta):
         W = theta[: n_outputs * n_features].reshape(n_outputs, n_features)
         b = theta[n_outputs * n_features :]
-        logits = safe_sparse_dot(X, W.T, dense_output=True) + b
+        logits = times_weights(X, W) + b
         # logloss(y, s) = softplus(s) - y s
         value = (np.logaddexp(0.0, logits) - Y * logits).sum() / n_rows
         residual = (expit(logits) - Y) / n_rows
-        grad_W = safe_sparse_dot(residual.T, X, dense_output=True) + penalty * W
+        grad_W = residuals_times(residual, X) + penalty * W
         value += 0.5 * float(np.sum(penalty * W * W))
         return value, np.concatenate([np.ravel(grad_W), residual.sum(axis=0)])
 
-    start = np.concatenate([np.ravel(coef), intercept])
+    # The losses are convex: the start is zero, not the random initial
+    # weights (whose weight_scale may be large enough to overflow the loss).
+    start = np.zeros(coef.size + intercept.size)
     result = minimize(
         loss, start, jac=True, method="L-BFGS-B",
         options={"maxiter": _LOGISTIC_MAX_ITER, "gtol": _LOGISTIC_GTOL},

@@ -50,6 +50,7 @@ def set_kernel_cache(kernel, cache):
     """Make ``cache`` the disk cache of the dispatcher ``kernel``."""
     kernel._cache = cache
 
+
 #: The C function of numba's helper library that its ``np.dot`` calls for
 #: ``gemm`` (it dispatches to SciPy's BLAS).
 XXGEMM_SYMBOL = "numba_xxgemm"

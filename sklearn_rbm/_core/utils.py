@@ -320,28 +320,39 @@ def check_magnitude(values, name, n_terms, fix):
 OUTLIER_SCALES = 1e6
 
 
-def warn_if_outlying(X, name="X", fix="Standardise it (StandardScaler)."):
+def warn_if_outlying(
+    X, name="X", fix="Standardise it (StandardScaler).", *, reference=None
+):
     """Warn when a value of the dense ``X`` lies more than ``OUTLIER_SCALES``
     robust standard deviations (1.4826 median absolute deviations, or the
     standard deviation where that is 0) from the median of its column: a
     single value of 1e150 among standardised data trains a model of nothing
-    else. The scales come from the first 1,000 rows."""
-    if sp.issparse(X) or X.shape[0] < 2:
+    else. The scales come from the first 1,000 rows, or are the ``reference``
+    pair ``(centre, scale)`` of a fitted model (``partial_fit`` on a batch,
+    which may be a single row)."""
+    if sp.issparse(X) or (reference is None and X.shape[0] < 2):
         return
-    head = np.asarray(X[:1000], dtype=np.float64)
-    median = np.median(head, axis=0)
-    scale = 1.4826 * np.median(np.abs(head - median), axis=0)
-    scale = np.where(scale > 0, scale, head.std(axis=0))
+    if reference is None:
+        head = np.asarray(X[:1000], dtype=np.float64)
+        centre = np.median(head, axis=0)
+        scale = 1.4826 * np.median(np.abs(head - centre), axis=0)
+        scale = np.where(scale > 0, scale, head.std(axis=0))
+    else:
+        centre, scale = reference
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        distance = np.abs(np.asarray(X, dtype=np.float64) - median) / scale
+        distance = np.abs(np.asarray(X, dtype=np.float64) - centre) / scale
     distance[~np.isfinite(distance)] = 0.0  # constant columns: no scale
     row, column = np.unravel_index(np.argmax(distance), distance.shape)
     if distance[row, column] > OUTLIER_SCALES:
+        if reference is None:
+            where = "robust standard deviations from the median of its column"
+        else:
+            where = "of the fitted model's standard deviations from its mean"
         warn(
             f"{name}[{row}, {column}] = {float(X[row, column]):.3g} lies "
-            f"{distance[row, column]:.3g} robust standard deviations from the median "
-            f"of its column: a corrupted value or a missing-value sentinel? The "
-            f"model will spend itself on it. {fix}"
+            f"{distance[row, column]:.3g} {where}: "
+            f"a corrupted value or a missing-value sentinel? The model will "
+            f"spend itself on it. {fix}"
         )
 
 

@@ -250,6 +250,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         X = self._validate_training_data(X, reset=first_call)
         if first_call:
             self._initialise(X, check_random_state(self.random_state))
+        else:
+            self._visible_layer().check_new_rows(self, X)
         self._start_history(keep=not first_call)
         X = X.astype(self.components_.dtype, copy=False)
         self._watch_divergence(X)

@@ -469,6 +469,11 @@ class Layer(ABC):
         return -self.free_energy(model, X)
 
     # ------------------------------------------------------- divergence
+    def check_new_rows(self, model, X):
+        """Warn about rows ``partial_fit`` brings to the fitted ``model`` that
+        it cannot be meant to learn (by default: nothing to check)."""
+        return None
+
     def checked_rows(self, rows):
         """The training rows the divergence check watches, as it reads them."""
         return rows

@@ -796,6 +796,13 @@ class GaussianLayer(Layer):
         model.base_mean_ = mean
         model.base_sigma_ = np.maximum(np.sqrt(variance), self.min_sigma)
 
+    def check_new_rows(self, model, X):
+        # A batch may be one row: its outliers are judged by the base model.
+        warn_if_outlying(
+            X, fix="Standardise X as the training data were and look for "
+            "corrupted values.", reference=(model.base_mean_, model.base_sigma_),
+        )  # fmt: skip
+
     def initial_bias(self, model, X, dtype):
         return model.base_mean_.astype(dtype)
 
