@@ -15,9 +15,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 
 from sklearn_rbm import ConditionalRBMRegressor
-from sklearn_rbm._conditional import start
+from sklearn_rbm._conditional import solvers, start
 from sklearn_rbm._conditional.estimator import bp_kernels
-from sklearn_rbm._conditional.solvers import gradient
+from sklearn_rbm._conditional.solvers import TrainingState, gradient
 from sklearn_rbm._core.sklearn_compat import InvalidParameterError
 from sklearn_rbm.datasets import flip_pixels, load_binary_digits, occlude_patches
 
@@ -99,17 +99,19 @@ def finite_difference_gradient(params, X, Y, eps=1e-5):
 
 # ----------------------------------------------------------- gradients
 def solver_step(est, X, Y, max_iter=200, rng=None):
-    """One step of the estimator's solver on ``(X, Y)`` with learning rate 1:
-    the parameter change (the ascent direction) and the rows it learnt from."""
-    est.set_params(learning_rate=1.0)
-    est._begin_epoch(1)
-    est._max_iter = max_iter
-    if rng is not None:
-        est._kernel_rng = rng
-    before = [p.copy() for p in est._parameters()]
-    est._make_step()((X, Y))
-    change = [p - q for p, q in zip(est._parameters(), before, strict=True)]
-    return change, est._n_rows_used
+    """One step of the estimator's solver on ``(X, Y)`` with learning rate 1
+    and the estimator's parameters: the parameter change (the ascent
+    direction) and the rows it learnt from."""
+    parameters = est._parameters()
+    state = TrainingState(
+        parameters, 1.0, est.n_gibbs_steps, est.chain_start,
+        float(est.inference_tol), float(est.inference_damping),
+        np.random.RandomState(0), rng, max_iter=max_iter,
+    )  # fmt: skip
+    before = [p.copy() for p in parameters]
+    solvers.SOLVERS[est.solver].make_step(state)((X, Y))
+    change = [p - q for p, q in zip(parameters, before, strict=True)]
+    return change, state.n_rows_used
 
 
 def exact_expectations(params, X):

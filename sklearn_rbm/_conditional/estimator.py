@@ -11,7 +11,6 @@ initialisation, inference for ``predict``, and scoring by ``log p(y | x)``.
 """
 
 import numbers
-from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
@@ -47,8 +46,8 @@ from .inference import (
     check_held_out,
     conditional_ceiling,
 )
-from .solvers import SOLVERS, copy_warm_start, logistic_step
-from .start import Standardisation, logistic_start, stack_rows, times_weights
+from .solvers import LOGISTIC, SOLVERS, TrainingState, copy_warm_start
+from .start import Standardisation, logistic_start, row_biases, stack_rows
 
 __all__ = ["ConditionalRBMRegressor"]
 
@@ -379,9 +378,7 @@ class ConditionalRBMRegressor(
     # ------------------------------------------------------------- model
     def _biases(self, X):
         """Per-row RBM biases ``B1 = b^v + W^{vx} x`` and ``B2 = b^h + W^{hx} x``."""
-        B1 = times_weights(X, self.coef_) + self.intercept_
-        B2 = times_weights(X, self.hidden_coef_) + self.intercept_hidden_
-        return np.ascontiguousarray(B1), np.ascontiguousarray(B2)
+        return row_biases(self._parameters(), X)
 
     def _parameters(self):
         return tuple(getattr(self, name) for name in _PARAMETER_NAMES)
@@ -421,8 +418,13 @@ class ConditionalRBMRegressor(
             copy_warm_start(self.init, self._parameters(), n_features, n_outputs)
             self._to_standardised()
         self.n_outputs_ = n_outputs
-        self._kernel_rng = kernel_rng(rs)
-        self._chain_rs = check_random_state(child_seed(rs))
+        kernel_stream = kernel_rng(rs)
+        chain_rs = check_random_state(child_seed(rs))
+        self._state = TrainingState(
+            self._parameters(), float(self.learning_rate), self.n_gibbs_steps,
+            self.chain_start, float(self.inference_tol),
+            float(self.inference_damping), chain_rs, kernel_stream,
+        )  # fmt: skip
         self._ais_seed = child_seed(rs)
         self.n_iter_ = 0
         self.n_skipped_batches_ = 0
@@ -596,18 +598,19 @@ class ConditionalRBMRegressor(
 
     # ------------------------------------------------- the engine's hooks
     def _make_step(self):
-        step = logistic_step if self.n_components == 0 else SOLVERS[self.solver].step
-        return partial(step, self)
+        solver = LOGISTIC if self.n_components == 0 else SOLVERS[self.solver]
+        return solver.make_step(self._state)
 
     def _begin_epoch(self, epoch):
-        self._max_iter = self._training_max_iter(epoch)
-        self._n_rows_used = 0
+        self._state.max_iter = self._training_max_iter(epoch)
+        self._state.n_rows_used = 0
 
     def _end_epoch(self):
-        self.inference_max_iter_ = self._max_iter
+        self.inference_max_iter_ = self._state.max_iter
+        self.n_skipped_batches_ = self._state.n_skipped_batches
 
     def _epoch_figures(self):
-        return {"converged_fraction": self._n_rows_used / self._n_train}
+        return {"converged_fraction": self._state.n_rows_used / self._n_train}
 
     def _training_state(self):
         return {
@@ -645,8 +648,8 @@ class ConditionalRBMRegressor(
         if not SOLVERS[self.solver].uses_message_passing:
             return {}
         return {
-            "inference_iterations": self._max_iter,
-            "skipped_batches": self.n_skipped_batches_,
+            "inference_iterations": self._state.max_iter,
+            "skipped_batches": self._state.n_skipped_batches,
         }
 
     # ------------------------------------------------------------ predict

@@ -1,11 +1,13 @@
 """The solvers of :class:`ConditionalRBMRegressor` (Ping & Ihler, AISTATS 2017).
 
-Each solver is one step function, named in the table ``SOLVERS``: it takes a
-mini-batch ``(X, V)`` of inputs and binary outputs, forms each row's RBM
-biases ``B1 = b^v + W^{vx} x`` and ``B2 = b^h + W^{hx} x``, estimates the
-model expectations of the gradient (the negative phase) by calling its kernel
-directly, and ascends by :func:`ascend`. Message-passing solvers learn only
-from the rows on which inference converged (Ping & Ihler 2017, Sec. 4.1).
+Each solver is one step function, named in the table ``SOLVERS`` (the shape
+of ``_core/solvers.py``): it takes the fit's :class:`TrainingState` (never
+the estimator) and a mini-batch ``(X, V)`` of inputs and binary outputs,
+forms each row's RBM biases ``B1 = b^v + W^{vx} x`` and ``B2 = b^h + W^{hx}
+x``, estimates the model expectations of the gradient (the negative phase)
+by calling its kernel directly, and ascends by :func:`ascend`.
+Message-passing solvers learn only from the rows on which inference
+converged (Ping & Ihler 2017, Sec. 4.1).
 
 The gradient (:func:`gradient`) is that of the conditional log-likelihood,
 Ping & Ihler (2017) Eq. (5) and Appendix A, with the model expectations
@@ -14,14 +16,54 @@ solvers it is minus the gradient of the loss (their Eq. (7)).
 """
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
+from .._core.solvers import Solver
 from . import bp_kernels
 from .kernels import conditional_gibbs_chain
-from .start import residuals_times
+from .start import residuals_times, row_biases
+
+
+@dataclass
+class TrainingState:
+    """What the steps of one fit read and update, made by the estimator when
+    the fit starts.
+
+    Attributes
+    ----------
+    parameters : tuple of ndarray
+        ``(W^{vh}, W^{vx}, W^{hx}, b^v, b^h)`` in standardised coordinates,
+        updated in place.
+    learning_rate, n_gibbs_steps, chain_start, inference_tol, inference_damping
+        The estimator's settings.
+    chain_rs, kernel_rng
+        The streams of the chains' starts and of the kernels' draws.
+    max_iter : int
+        This epoch's inference iterations (Ping & Ihler's schedule).
+    n_rows_used, n_skipped_batches : int
+        Rows that entered a gradient this epoch; batches with none, this fit.
+    """
+
+    parameters: tuple
+    learning_rate: float
+    n_gibbs_steps: int
+    chain_start: str
+    inference_tol: float
+    inference_damping: float
+    chain_rs: np.random.RandomState
+    kernel_rng: np.ndarray
+    max_iter: int = 0
+    n_rows_used: int = 0
+    n_skipped_batches: int = 0
+
+    @property
+    def W(self):
+        """The coupling ``W^{vh}`` of hidden and output units."""
+        return self.parameters[0]
 
 
 def gradient(W, X, V, B2, visible, hidden, pairwise=None, latent_map=False):
@@ -50,23 +92,26 @@ def gradient(W, X, V, B2, visible, hidden, pairwise=None, latent_map=False):
     )
 
 
-def ascend(est, X, V, B2, visible, hidden, pairwise=None, rows=None, latent_map=False):
-    """One gradient step of ``est`` from the rows ``rows`` (``None``: all).
+def ascend(
+    state, X, V, B2, visible, hidden, pairwise=None, rows=None, latent_map=False
+):
+    """One gradient step of the ``state``'s parameters from the rows ``rows``
+    (``None``: all).
 
     ``visible`` and ``hidden`` cover every row of the batch; ``pairwise`` is
     already summed over the selected rows. A batch with no usable row is
-    skipped and counted in ``n_skipped_batches_``.
+    skipped and counted in ``state.n_skipped_batches``.
     """
     if rows is not None:
         if not rows.any():
-            est.n_skipped_batches_ += 1
+            state.n_skipped_batches += 1
             return
         X, V, B2 = X[rows], V[rows], B2[rows]
         visible, hidden = visible[rows], hidden[rows]
-    step = gradient(est.components_, X, V, B2, visible, hidden, pairwise, latent_map)
-    for parameter, direction in zip(est._parameters(), step, strict=True):
-        parameter += est.learning_rate * direction
-    est._n_rows_used += X.shape[0]
+    step = gradient(state.W, X, V, B2, visible, hidden, pairwise, latent_map)
+    for parameter, direction in zip(state.parameters, step, strict=True):
+        parameter += state.learning_rate * direction
+    state.n_rows_used += X.shape[0]
 
 
 def _converged_rows(converged):
@@ -75,23 +120,23 @@ def _converged_rows(converged):
     return None if converged.all() else converged
 
 
-def _message_passing(est, code, B1, B2, pairwise=False):
-    """BP (``code``) on every row, with the estimator's iteration settings."""
+def _message_passing(state, code, B1, B2, pairwise=False):
+    """BP (``code``) on every row, with the fit's iteration settings."""
     return bp_kernels.belief_propagation(
-        est.components_, B1, B2, code, est._max_iter,
-        float(est.inference_tol), float(est.inference_damping), pairwise,
+        state.W, B1, B2, code, state.max_iter,
+        float(state.inference_tol), float(state.inference_damping), pairwise,
     )  # fmt: skip
 
 
 # ------------------------------------------------------------------ steps
-def logistic_step(est, batch):
+def logistic_step(state, batch):
     """No hidden units: logistic regression per output, exact expectations."""
     X, V = batch
-    B1, B2 = est._biases(X)
-    ascend(est, X, V, B2, expit(B1), np.zeros((X.shape[0], 0)))
+    B1, B2 = row_biases(state.parameters, X)
+    ascend(state, X, V, B2, expit(B1), np.zeros((X.shape[0], 0)))
 
 
-def cd_step(est, batch):
+def cd_step(state, batch):
     """CD-k: Gibbs chains of each ``x``'s RBM, from random or data states.
 
     Ping & Ihler (2017, Sec. 4.1) find data-started chains poor for CRBMs,
@@ -99,18 +144,18 @@ def cd_step(est, batch):
     default (``chain_start``).
     """
     X, V = batch
-    B1, B2 = est._biases(X)
-    if est.chain_start == "random":
-        start = (est._chain_rs.random_sample(V.shape) < 0.5).astype(np.float64)
+    B1, B2 = row_biases(state.parameters, X)
+    if state.chain_start == "random":
+        start = (state.chain_rs.random_sample(V.shape) < 0.5).astype(np.float64)
     else:
         start = V
     V_neg, H_neg = conditional_gibbs_chain(
-        start, est.components_, B1, B2, est.n_gibbs_steps, False, est._kernel_rng
+        start, state.W, B1, B2, state.n_gibbs_steps, False, state.kernel_rng
     )
-    ascend(est, X, V, B2, V_neg, H_neg)
+    ascend(state, X, V, B2, V_neg, H_neg)
 
 
-def percloss_step(est, batch):
+def percloss_step(state, batch):
     """CD-PercLoss (Mnih, Larochelle & Hinton 2011): the perceptron loss
     ``F(v^n | x) - min_v F(v | x)``.
 
@@ -122,39 +167,39 @@ def percloss_step(est, batch):
     ``1[b1 > 0]`` instead trains far worse under mean-field decoding.)
     """
     X, V = batch
-    B1, B2 = est._biases(X)
-    start = (est._chain_rs.random_sample(V.shape) < expit(B1)).astype(np.float64)
+    B1, B2 = row_biases(state.parameters, X)
+    start = (state.chain_rs.random_sample(V.shape) < expit(B1)).astype(np.float64)
     V_neg, H_neg = conditional_gibbs_chain(
-        start, est.components_, B1, B2, est.n_gibbs_steps, True, est._kernel_rng
+        start, state.W, B1, B2, state.n_gibbs_steps, True, state.kernel_rng
     )
-    ascend(est, X, V, B2, V_neg, H_neg)
+    ascend(state, X, V, B2, V_neg, H_neg)
 
 
-def mf_step(est, batch):
+def mf_step(state, batch):
     """MLE-MF: mean-field beliefs in place of the model expectations."""
     X, V = batch
-    B1, B2 = est._biases(X)
+    B1, B2 = row_biases(state.parameters, X)
     tau_v, tau_h, _, _, converged = bp_kernels.mean_field(
-        est.components_, B1, B2, est._max_iter,
-        float(est.inference_tol), float(est.inference_damping), False,
+        state.W, B1, B2, state.max_iter,
+        float(state.inference_tol), float(state.inference_damping), False,
     )  # fmt: skip
-    ascend(est, X, V, B2, tau_v, tau_h, rows=_converged_rows(converged))
+    ascend(state, X, V, B2, tau_v, tau_h, rows=_converged_rows(converged))
 
 
-def bp_step(est, batch):
+def bp_step(state, batch):
     """MLE-BP: sum-product beliefs, with the pairwise beliefs ``Gamma`` of
     Ping & Ihler (2017) Eq. (18) for ``E[h v^T]``."""
     X, V = batch
-    B1, B2 = est._biases(X)
+    B1, B2 = row_biases(state.parameters, X)
     tau_v, tau_h, gamma, _, converged = _message_passing(
-        est, bp_kernels.SUM_PRODUCT, B1, B2, pairwise=True
+        state, bp_kernels.SUM_PRODUCT, B1, B2, pairwise=True
     )
     rows = _converged_rows(converged)
     pairwise = (gamma if rows is None else gamma[rows]).sum(axis=0)
-    ascend(est, X, V, B2, tau_v, tau_h, pairwise, rows=rows)
+    ascend(state, X, V, B2, tau_v, tau_h, pairwise, rows=rows)
 
 
-def mssvm_step(est, batch):
+def mssvm_step(state, batch):
     """MSSVM (Ping & Ihler 2017, Eq. (7)): loss-augmented marginal MAP by
     mixed-product BP.
 
@@ -164,27 +209,27 @@ def mssvm_step(est, batch):
     visible units), so the expectation of Eq. (7) is formed from ``v_hat``.
     """
     X, V = batch
-    B1, B2 = est._biases(X)
+    B1, B2 = row_biases(state.parameters, X)
     tau_v, _, _, _, converged = _message_passing(
-        est, bp_kernels.MIXED_PRODUCT, B1 + (1.0 - 2.0 * V), B2
+        state, bp_kernels.MIXED_PRODUCT, B1 + (1.0 - 2.0 * V), B2
     )
     v_hat = (tau_v > 0.5).astype(np.float64)
-    h_mean = expit(v_hat @ est.components_.T + B2)
-    ascend(est, X, V, B2, v_hat, h_mean, rows=_converged_rows(converged))
+    h_mean = expit(v_hat @ state.W.T + B2)
+    ascend(state, X, V, B2, v_hat, h_mean, rows=_converged_rows(converged))
 
 
-def lssvm_step(est, batch):
+def lssvm_step(state, batch):
     """LSSVM (Yu & Joachims 2009): loss-augmented joint MAP by max-product BP,
     with the latent hidden units of the data also maximised."""
     X, V = batch
-    B1, B2 = est._biases(X)
+    B1, B2 = row_biases(state.parameters, X)
     tau_v, tau_h, _, _, converged = _message_passing(
-        est, bp_kernels.MAX_PRODUCT, B1 + (1.0 - 2.0 * V), B2
+        state, bp_kernels.MAX_PRODUCT, B1 + (1.0 - 2.0 * V), B2
     )
     v_hat = (tau_v > 0.5).astype(np.float64)
     h_hat = (tau_h > 0.5).astype(np.float64)
     ascend(
-        est, X, V, B2, v_hat, h_hat, rows=_converged_rows(converged), latent_map=True
+        state, X, V, B2, v_hat, h_hat, rows=_converged_rows(converged), latent_map=True
     )
 
 
@@ -207,22 +252,36 @@ def copy_warm_start(init, parameters, n_features, n_outputs):
     c[:shared] = init.intercept_hidden_[:shared]
 
 
+def _stepper(step):
+    """``make_step`` of a solver whose step needs no settings of its own."""
+
+    def make_step(state, settings=None):
+        return partial(step, state)
+
+    return make_step
+
+
 @dataclass(frozen=True)
-class Solver:
+class ConditionalSolver(Solver):
     """What a solver name means: its step, and the inference that queries a
     model it trained (``inference='auto'``; Ping & Ihler 2017 find that
     predicting with the inference used in training works best)."""
 
-    step: object  # (estimator, (X, V)) -> None, updates the estimator in place
     prediction: str
     uses_message_passing: bool
 
 
+def _solver(step, prediction, uses_message_passing):
+    return ConditionalSolver(_stepper(step), prediction, uses_message_passing)
+
+
 SOLVERS = {
-    "cd": Solver(cd_step, prediction="mf", uses_message_passing=False),
-    "cd-percloss": Solver(percloss_step, prediction="mf", uses_message_passing=False),
-    "mf": Solver(mf_step, prediction="mf", uses_message_passing=True),
-    "bp": Solver(bp_step, prediction="bp", uses_message_passing=True),
-    "mssvm": Solver(mssvm_step, prediction="mixed", uses_message_passing=True),
-    "lssvm": Solver(lssvm_step, prediction="max", uses_message_passing=True),
+    "cd": _solver(cd_step, prediction="mf", uses_message_passing=False),
+    "cd-percloss": _solver(percloss_step, prediction="mf", uses_message_passing=False),
+    "mf": _solver(mf_step, prediction="mf", uses_message_passing=True),
+    "bp": _solver(bp_step, prediction="bp", uses_message_passing=True),
+    "mssvm": _solver(mssvm_step, prediction="mixed", uses_message_passing=True),
+    "lssvm": _solver(lssvm_step, prediction="max", uses_message_passing=True),
 }
+#: No hidden units (``n_components=0``): logistic regression per output.
+LOGISTIC = _solver(logistic_step, prediction="mf", uses_message_passing=False)

@@ -74,6 +74,16 @@ def residuals_times(D, Z):
     return safe_sparse_dot(D.T, Z, dense_output=True)
 
 
+def row_biases(parameters, X):
+    """Each row's RBM biases ``B1 = b^v + W^{vx} x`` and ``B2 = b^h + W^{hx}
+    x`` (contiguous), ``parameters`` being ``(W^{vh}, W^{vx}, W^{hx}, b^v,
+    b^h)``."""
+    _, coef, hidden_coef, intercept, intercept_hidden = parameters
+    B1 = times_weights(X, coef) + intercept
+    B2 = times_weights(X, hidden_coef) + intercept_hidden
+    return np.ascontiguousarray(B1), np.ascontiguousarray(B2)
+
+
 def stack_rows(A, B):
     """The rows of ``A`` above those of ``B`` (both in one standardisation)."""
     if isinstance(A, CentredRows):
