@@ -134,10 +134,10 @@ def frank_wolfe_uses(dtype):
 def fvbm_uses(dtype):
     """FVBMPseudoLikelihood: every solver and penalty, the queries."""
     from sklearn_rbm import FVBMPseudoLikelihood
-    from sklearn_rbm._fvbm.solvers import _SOLVERS
+    from sklearn_rbm._fvbm.solvers import SOLVERS
 
     X = _binary(60, 5, dtype)
-    for solver, spec in _SOLVERS.items():
+    for solver, spec in SOLVERS.items():
         for penalty in getattr(spec, "penalties", ("l2",)):
             fvbm = FVBMPseudoLikelihood(
                 solver=solver, penalty=penalty, alpha=0.01, max_iter=2, random_state=0

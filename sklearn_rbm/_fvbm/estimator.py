@@ -44,7 +44,7 @@ from .model import (
     unpack,
 )
 from .model import sample as _sample
-from .solvers import _SOLVERS
+from .solvers import SOLVERS
 
 __all__ = ["FVBMPseudoLikelihood", "MPLEDoesNotExistWarning"]
 
@@ -272,7 +272,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "solver": [StrOptions(set(_SOLVERS))],
+        "solver": [StrOptions(set(SOLVERS))],
         "penalty": [StrOptions({"l2", "l1"})],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "step_size": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -330,7 +330,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
     def _check_solver(self, settings):
         """Refuse a penalty the solver lacks; warn about ignored settings."""
         if self.penalty not in settings.penalties:
-            supporting = [name for name, s in _SOLVERS.items() if "l1" in s.penalties]
+            supporting = [name for name, s in SOLVERS.items() if "l1" in s.penalties]
             raise ValueError(
                 f"solver={self.solver!r} supports only penalty='l2', got "
                 f"penalty={self.penalty!r}. Use solver={supporting[0]!r} (or "
@@ -375,7 +375,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
             self, X, dtype=[np.float64, np.float32], ensure_min_features=2
         )
         spins, self.input_values_ = to_spins(X)
-        settings = _SOLVERS[self.solver]
+        settings = SOLVERS[self.solver]
         self._check_solver(settings)
         rows, w = distinct_rows(spins)
         # Small products run BLAS on one thread (where threads only add
@@ -408,7 +408,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         warn(
             f"{self.solver!r} stopped after max_iter={self.max_iter} iterations "
             f"before the log pseudo-likelihood rise fell below tol={self.tol}."
-            f"{unchecked} Increase max_iter{_SOLVERS[self.solver].max_iter_advice}.",
+            f"{unchecked} Increase max_iter{SOLVERS[self.solver].max_iter_advice}.",
             ConvergenceWarning,
         )
 

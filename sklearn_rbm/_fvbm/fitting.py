@@ -32,6 +32,7 @@ from sklearn.utils import check_random_state
 from .._core.utils import warn
 from .existence import MPLEDoesNotExistWarning, Screen, certify, decide, screen
 from .objective import Problem
+from .solvers import SolverOptions
 
 # The run with the automatic ridge pauses to check existence once an
 # iteration raises the mean log-PL by less than each of these in turn (then
@@ -100,7 +101,12 @@ def initial_parameters(estimator, settings, problem):
 def _solve(estimator, settings, problem, start):
     """One solver run from ``start = (intercept, coupling)``; stops with an
     error naming the fix if it diverged."""
-    intercept, coupling, monitor = settings.solve(problem, *start, estimator, settings)
+    options = SolverOptions(
+        estimator.tol, estimator.max_iter,
+        estimator.step_size if settings.uses_step_size else 1.0,
+        estimator.n_jobs, estimator if estimator.verbose else None,
+    )  # fmt: skip
+    intercept, coupling, monitor = settings.make_step(problem, options)(*start)
     if not np.isfinite(monitor.curve[-1]):
         advice = (
             f" and step_size={estimator.step_size}. Use step_size <= 1, which "

@@ -61,13 +61,13 @@ class Monitor:
     every iteration prints one progress line.
     """
 
-    def __init__(self, value, problem, estimator):
+    def __init__(self, value, problem, options):
         self.curve = [value]
         self.n_samples = problem.n_samples
         self.done = problem.done  # iterations of earlier solves of the same fit
-        self.tol = estimator.tol if problem.tol is None else problem.tol
-        self.max_iter = estimator.max_iter
-        self.estimator = estimator if estimator.verbose else None
+        self.tol = options.tol if problem.tol is None else problem.tol
+        self.max_iter = options.max_iter
+        self.estimator = options.reporter  # named in progress lines; None: quiet
         self.stopped = False
         self._clock = time.perf_counter()
 

@@ -1,10 +1,13 @@
 """The solvers of :class:`~sklearn_rbm.FVBMPseudoLikelihood` and their table.
 
 Every solver maximises a penalised log pseudo-likelihood and records its
-progress in a :class:`~sklearn_rbm._fvbm.objective.Monitor`; ``_SOLVERS``
-says what each name means. A solver is called as ``solve(problem,
-intercept, coupling, estimator, settings)`` with the starting point and
-returns ``(intercept, coupling, monitor)``.
+progress in a :class:`~sklearn_rbm._fvbm.objective.Monitor`; ``SOLVERS``
+says what each name means, in the shape of every family's table
+(``_core/solvers.py``): ``make_step(problem, options)`` takes the fit's data
+and penalties (:class:`~sklearn_rbm._fvbm.objective.Problem`) and the
+estimator's settings the solvers read (:class:`SolverOptions`; never the
+estimator) and returns ``run(intercept, coupling) -> (intercept, coupling,
+monitor)``, the whole solve from a starting point.
 
 * 'newton': truncated Newton on all parameters at once. Each step solves the
   Newton system by preconditioned conjugate gradients with exact
@@ -22,14 +25,16 @@ returns ``(intercept, coupling, monitor)``.
 * 'lbfgs': scipy's L-BFGS-B with the exact gradient.
 """
 
-from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 import scipy.optimize
 from joblib import Parallel, delayed, effective_n_jobs
 
+from .._core.solvers import Solver
 from .._core.utils import one_blas_thread
 from . import kernels
 from .joint import (
@@ -170,14 +175,14 @@ def _hessian_sample(problem):
     return np.sort(np.random.default_rng(0).permutation(n)[:size])
 
 
-def _solve_newton(problem, intercept, coupling, estimator, settings):
+def _solve_newton(problem, options, intercept, coupling):
     """Truncated Newton on all parameters, proximal Newton with an L1 penalty
     (see the module docstring)."""
     smooth = problem.alpha_l1 == 0
     sample = _hessian_sample(problem) if smooth else None  # proximal: exact blocks
     objective = _objective(problem, hessian_rows=sample)
     state = _newton_state(objective, theta_matrix(intercept, coupling))
-    monitor = Monitor(state.value, problem, estimator)
+    monitor = Monitor(state.value, problem, options)
     for _ in range(problem.max_iter):
         figures = state.step()
         if monitor.record(state.value, state.next_rise, **figures):
@@ -185,7 +190,7 @@ def _solve_newton(problem, intercept, coupling, estimator, settings):
     return (*split_theta(state.Theta), monitor)
 
 
-def _solve_nodewise(problem, intercept, coupling, estimator, settings):
+def _solve_nodewise(problem, options, intercept, coupling):
     """Each unit's penalised logistic regression, then symmetric couplings.
 
     Ravikumar, Wainwright & Lafferty (2010) estimate each unit's neighbourhood
@@ -197,13 +202,13 @@ def _solve_nodewise(problem, intercept, coupling, estimator, settings):
     objective is the sum of the units' objectives.
     """
     d = problem.n_features
-    groups = np.array_split(np.arange(d), min(d, effective_n_jobs(estimator.n_jobs)))
+    groups = np.array_split(np.arange(d), min(d, effective_n_jobs(options.n_jobs)))
     Theta = theta_matrix(intercept, coupling)
     states = [
         _newton_state(_objective(problem, units), Theta[:, units].copy())
         for units in groups
     ]
-    monitor = Monitor(sum(s.value for s in states), problem, estimator)
+    monitor = Monitor(sum(s.value for s in states), problem, options)
     # The jobs are the parallelism: one BLAS thread each.
     blas = one_blas_thread() if len(groups) > 1 else nullcontext()
     with blas, Parallel(n_jobs=len(groups), prefer="threads") as parallel:
@@ -227,10 +232,10 @@ def _solve_nodewise(problem, intercept, coupling, estimator, settings):
 # Nguyen & Wood's lower bound: coordinate-wise (BSLM, GA) and joint (MM)
 
 
-def _solve_coordinate(problem, intercept, coupling, estimator, settings):
+def _solve_coordinate(problem, options, intercept, coupling):
     """BSLM, or gradient ascent with ``step_size`` (Nguyen & Wood 2016, updates
     2.4 and 2.7, and 4.1-4.2): one compiled sweep per iteration."""
-    step_size = estimator.step_size if settings.uses_step_size else 1.0
+    step_size = options.step_size
     X, w, alpha = problem.X, problem.w, problem.alpha_l2
     XT = np.ascontiguousarray(X.T)
     ones = np.ones(X.shape[0])
@@ -238,7 +243,7 @@ def _solve_coordinate(problem, intercept, coupling, estimator, settings):
     ET = np.empty(XT.shape)
     TT = np.empty(XT.shape)
     log_pl = kernels.bslm_resync(X, w, intercept, coupling, ET, TT)
-    monitor = Monitor(log_pl - problem.penalty(intercept, coupling), problem, estimator)
+    monitor = Monitor(log_pl - problem.penalty(intercept, coupling), problem, options)
     for _ in range(problem.max_iter):
         log_pl = kernels.bslm_sweep(
             X, XT, w, ones, intercept, coupling, ET, TT, step_size, alpha
@@ -248,7 +253,7 @@ def _solve_coordinate(problem, intercept, coupling, estimator, settings):
     return intercept, coupling, monitor
 
 
-def _solve_mm(problem, intercept, coupling, estimator, settings):
+def _solve_mm(problem, options, intercept, coupling):
     """Minorise-maximise on the whole parameter vector at once.
 
     Since ``d^2/da^2 log cosh(a) <= 1``, ``f(theta + delta) >= f(theta) +
@@ -272,7 +277,7 @@ def _solve_mm(problem, intercept, coupling, estimator, settings):
     )
     Theta = theta_matrix(intercept, coupling)
     value, gradient = objective.derivatives(Theta)
-    monitor = Monitor(value, problem, estimator)
+    monitor = Monitor(value, problem, options)
     for _ in range(problem.max_iter):
         step, n_steps = conjugate_gradient(
             lambda V: bound.block_product(V) + objective.l2 * V,
@@ -289,7 +294,7 @@ def _solve_mm(problem, intercept, coupling, estimator, settings):
     return (*split_theta(Theta), monitor)
 
 
-def _solve_lbfgs(problem, intercept, coupling, estimator, settings):
+def _solve_lbfgs(problem, options, intercept, coupling):
     """scipy's L-BFGS-B on ``-f`` with the exact gradient by matrix products.
 
     scipy's own stopping rules are switched off (``ftol = gtol = 0``) so that
@@ -305,7 +310,7 @@ def _solve_lbfgs(problem, intercept, coupling, estimator, settings):
         return -value, -pack(np.diagonal(gradient).copy(), gradient)
 
     theta = pack(intercept, coupling)
-    monitor = Monitor(-negative(theta)[0], problem, estimator)
+    monitor = Monitor(-negative(theta)[0], problem, options)
 
     def callback(intermediate_result):
         if monitor.record(-intermediate_result.fun):
@@ -328,12 +333,30 @@ def _solve_lbfgs(problem, intercept, coupling, estimator, settings):
 # The table
 
 
+class SolverOptions(NamedTuple):
+    """The estimator's settings the solvers read, resolved once per fit."""
+
+    tol: float
+    max_iter: int
+    step_size: float  # 'ga'; 1.0 for the other solvers
+    n_jobs: object  # 'nodewise'
+    reporter: object  # the estimator named in progress lines (verbose), or None
+
+
+def _runner(solve):
+    """``make_step`` of a solver that runs the whole fit."""
+
+    def make_step(problem, options):
+        return partial(solve, problem, options)
+
+    return make_step
+
+
 @dataclass(frozen=True)
-class _Solver:
+class FVBMSolver(Solver):
     """Everything a solver name means."""
 
-    solve: Callable  # (problem, intercept, coupling, estimator, settings)
-    monotone: bool  # never decreases the objective (with step_size <= 1 for 'ga')
+    monotone: bool = True  # never decreases the objective (step_size <= 1 for 'ga')
     penalties: tuple = ("l2",)
     joint: bool = True  # maximises the joint (symmetric) log-PL: the MPLE
     start: str = "zeros"  # what init='auto' means
@@ -342,24 +365,24 @@ class _Solver:
     max_iter_advice: str = ", or use solver='newton'"
 
 
-_SOLVERS = {
-    "newton": _Solver(
-        _solve_newton,
+SOLVERS = {
+    "newton": FVBMSolver(
+        _runner(_solve_newton),
         monotone=True,
         penalties=("l2", "l1"),
         start="independent",
         max_iter_advice="",
     ),
-    "nodewise": _Solver(
-        _solve_nodewise,
+    "nodewise": FVBMSolver(
+        _runner(_solve_nodewise),
         monotone=True,
         penalties=("l2", "l1"),
         joint=False,
         uses_n_jobs=True,
         start="independent",
     ),
-    "mm": _Solver(_solve_mm, monotone=True),
-    "bslm": _Solver(_solve_coordinate, monotone=True),
-    "ga": _Solver(_solve_coordinate, monotone=True, uses_step_size=True),
-    "lbfgs": _Solver(_solve_lbfgs, monotone=False),
+    "mm": FVBMSolver(_runner(_solve_mm), monotone=True),
+    "bslm": FVBMSolver(_runner(_solve_coordinate), monotone=True),
+    "ga": FVBMSolver(_runner(_solve_coordinate), monotone=True, uses_step_size=True),
+    "lbfgs": FVBMSolver(_runner(_solve_lbfgs), monotone=False),
 }
