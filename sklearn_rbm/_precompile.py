@@ -48,15 +48,7 @@ def dcp_uses(dtype):
         rbm = DCPBernoulliRBM(
             n_components=3, solver=solver, batch_size=8, n_iter=1, random_state=0
         ).fit(X)
-    rbm.score(X)
-    rbm.transform(X)
-    rbm.gibbs(X)
-    rbm.free_energy(X)
-    rbm.sample(2, n_steps=2, random_state=0)
-    rbm.partial_fit(X)
-    rbm.set_params(score_method="ais", ais_betas=10, ais_n_chains=4)
-    rbm.score(X)
-    rbm.log_likelihood_bounds(X[:2])
+    _rbm_queries(rbm, X)
     # Exact log Z by parallel blocks of states (more than 12 units in each layer).
     X14 = _binary(24, 14, dtype)
     DCPBernoulliRBM(n_components=14, n_iter=1, random_state=0).fit(X14).score(X14)
@@ -66,6 +58,19 @@ def dcp_uses(dtype):
         n_components=3, n_iter=2, early_stopping=True, validation_fraction=0.25,
         random_state=0,
     ).fit(X)  # fmt: skip
+
+
+def _rbm_queries(rbm, X):
+    """Every query of a fitted RBM, exact and AIS scores included."""
+    rbm.score(X)
+    rbm.transform(X)
+    rbm.gibbs(X)
+    rbm.free_energy(X)
+    rbm.sample(2, n_steps=2, random_state=0)
+    rbm.partial_fit(X)
+    rbm.set_params(score_method="ais", ais_betas=10, ais_n_chains=4)
+    rbm.score(X)
+    rbm.log_likelihood_bounds(X[:2])
 
 
 def gaussian_uses(dtype):
@@ -79,15 +84,7 @@ def gaussian_uses(dtype):
                 n_components=3, solver=solver, sigma=sigma, batch_size=8, n_iter=1,
                 random_state=0,
             ).fit(X)  # fmt: skip
-    rbm.score(X)
-    rbm.transform(X)
-    rbm.gibbs(X)
-    rbm.free_energy(X)
-    rbm.sample(2, n_steps=2, random_state=0)
-    rbm.partial_fit(X)
-    rbm.set_params(score_method="ais", ais_betas=10, ais_n_chains=4)
-    rbm.score(X)
-    rbm.log_likelihood_bounds(X[:2])
+    _rbm_queries(rbm, X)
     GaussianBernoulliRBM(n_components=14, n_iter=1, random_state=0).fit(X).score(X)
     GaussianBernoulliRBM(n_iter=1, random_state=0).fit(X)
 

@@ -39,6 +39,8 @@ from sklearn_rbm import (
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
 )
+from sklearn_rbm._core.engine import EpochTrainingMixin
+from sklearn_rbm._core.likelihood_mixin import LikelihoodMixin
 from sklearn_rbm._core.sklearn_compat import estimator_check_domain
 
 from instances import (
@@ -395,3 +397,16 @@ def test_clone_is_unfitted_and_refits_the_same_model(estimator):
     refitted = _fitted(copy)
     for name, value in fitted_arrays(fitted).items():
         np.testing.assert_array_equal(fitted_arrays(refitted)[name], value, name)
+
+
+@pytest.mark.parametrize("mixin", [EpochTrainingMixin, LikelihoodMixin])
+def test_a_class_missing_a_hook_cannot_be_instantiated(mixin):
+    """The hooks the engine and the likelihood mixin call are declared
+    abstract: a new estimator that forgets one fails at construction, not in
+    the middle of a fit."""
+
+    class Incomplete(mixin, BaseEstimator):
+        pass
+
+    with pytest.raises(TypeError, match="abstract"):
+        Incomplete()

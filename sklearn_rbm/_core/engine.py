@@ -36,6 +36,7 @@ step and its state, as scikit-learn's ``BaseMixture`` subclasses supply
 """
 
 import time
+from abc import ABC, abstractmethod
 from typing import NamedTuple
 
 import numpy as np
@@ -182,13 +183,15 @@ class History:
         return {name: np.asarray(values) for name, values in self.columns.items()}
 
 
-class EpochTrainingMixin:
+class EpochTrainingMixin(ABC):
     """The epoch loop of every estimator that trains by mini-batches.
 
     Needs the hyperparameters ``batch_size``, ``tol``, ``n_iter_no_change``,
-    ``verbose``, and the hooks listed in the module docstring. Sets
-    ``n_iter_`` (epochs run, counted across ``partial_fit`` calls),
-    ``history_`` and the criterion's best-value attribute.
+    ``verbose``, and the hooks listed in the module docstring (the required
+    ones are abstract methods: a class that misses one cannot be
+    instantiated). Sets ``n_iter_`` (epochs run, counted across
+    ``partial_fit`` calls), ``history_`` and the criterion's best-value
+    attribute.
     """
 
     #: The held-out figure early stopping watches (subclasses set it).
@@ -197,11 +200,33 @@ class EpochTrainingMixin:
     _main_kernel = None
 
     # ------------------------------------------------------------- hooks
+    @abstractmethod
+    def _make_step(self):
+        """A function ``step(batch)`` making one update from a mini-batch."""
+
+    @abstractmethod
+    def _training_state(self):
+        """Copies of every array training changes."""
+
+    @abstractmethod
+    def _set_training_state(self, state):
+        """Restore a :meth:`_training_state` (and republish the parameters)."""
+
+    @abstractmethod
+    def _divergence(self):
+        """``None``, or what went wrong and what to do."""
+
+    @abstractmethod
+    def _validation_score(self, validation):
+        """The early-stopping criterion ``_criterion`` on held-out arrays."""
+
     def _begin_epoch(self, epoch):
         """Called before epoch ``epoch`` (1-based, counted across calls)."""
+        return None
 
     def _end_epoch(self):
         """Called after the updates of an epoch, before it is checked."""
+        return None
 
     def _epoch_figures(self):
         """Cheap figures of the epoch, recorded in ``history_`` every epoch."""

@@ -18,6 +18,7 @@ The enumeration limits are the constants of :mod:`sklearn_rbm.likelihood`
 
 import hashlib
 import numbers
+from abc import ABC, abstractmethod
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -84,7 +85,7 @@ def _cache_key(method, n_chains, betas):
     return f"{method}:n_chains={int(n_chains)}:betas={betas}"
 
 
-class LikelihoodMixin:
+class LikelihoodMixin(ABC):
     """``score_samples``, ``score`` and ``log_partition_function`` from ``log Z``.
 
     A subclass has the hyperparameters ``score_method``, ``ais_n_chains`` and
@@ -100,6 +101,26 @@ class LikelihoodMixin:
     * ``_ais_log_partition(n_chains, betas, random_state)``: a
       :class:`~sklearn_rbm.likelihood.LogPartition` estimated by AIS.
     """
+
+    @abstractmethod
+    def _validate_query(self, X):
+        """``X`` checked against the fitted model."""
+
+    @abstractmethod
+    def _log_unnormalised(self, X):
+        """``log p~(x)`` of each validated row, float64."""
+
+    @abstractmethod
+    def _enumerated_units(self):
+        """``k`` such that exact ``log Z`` enumerates ``2 ** k`` states."""
+
+    @abstractmethod
+    def _exact_log_partition(self):
+        """Exact ``log Z``, a float."""
+
+    @abstractmethod
+    def _ais_log_partition(self, n_chains, betas, random_state):
+        """``log Z`` estimated by AIS, a ``LogPartition``."""
 
     def _forget_log_partition(self):
         """Drop the cached ``log Z`` estimates (the parameters changed)."""
