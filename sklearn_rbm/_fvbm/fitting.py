@@ -284,7 +284,7 @@ def _warn_screened(estimator, found, apart, ridge):
         )
         fix = (
             "Set alpha > 0 to choose the penalty yourself, or remove features "
-            f"{found.features.tolist()} and refit."
+            f"{[int(j) for j in found.features]} and refit."
         )
     remedies = []
     if apart.size:
