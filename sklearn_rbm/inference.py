@@ -20,15 +20,18 @@ mini-batch of ``x``.
 
 import numbers
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
-from scipy.special import expit, logsumexp, xlogy
 
 from ._conditional import bp_kernels as _bp
+from ._conditional.exact import (
+    ExactMarginals,
+    bethe_log_partition_rows,
+    check_enumerable_rows,
+    exact_log_partition_rows,
+    exact_marginals_rows,
+)
 from ._core.utils import as_real_array, kernel_array
-from ._partition.enumeration import log_partition_enumerate
-from ._partition.exact import MAX_EXACT_UNITS, check_enumerable
 
 __all__ = [
     "InferenceResult",
@@ -49,9 +52,6 @@ _PRODUCTS = {
 # Largest field (bias plus a sum of |W|) inference accepts: far below the
 # float64 overflow at 1.8e308, far above any meaningful RBM.
 _LARGEST_FIELD = 1e300
-
-# States per chunk of the vectorised enumeration in exact_marginals.
-_CHUNK = 4096
 
 
 @dataclass(frozen=True)
@@ -89,28 +89,6 @@ class InferenceResult:
     pairwise: np.ndarray | None
     n_iter: np.ndarray | int
     converged: np.ndarray | bool
-
-
-class ExactMarginals(NamedTuple):
-    """Exact marginals of :func:`exact_marginals` (batched like the biases).
-
-    Attributes
-    ----------
-    visible : ndarray of shape (n_samples, n_visible) or (n_visible,)
-        ``p(v_i = 1)``.
-    hidden : ndarray of shape (n_samples, n_hidden) or (n_hidden,)
-        ``p(h_j = 1)``.
-    pairwise : ndarray of shape (n_samples, n_hidden, n_visible) or \
-(n_hidden, n_visible)
-        ``p(h_j = 1, v_i = 1) = E[h v^T]``.
-    log_partition : ndarray of shape (n_samples,) or float
-        ``log Z``.
-    """
-
-    visible: np.ndarray
-    hidden: np.ndarray
-    pairwise: np.ndarray
-    log_partition: np.ndarray | float
 
 
 def _check_model(components, visible_bias, hidden_bias):
@@ -372,54 +350,6 @@ def mean_field(
     return _result(outputs, batched)
 
 
-def _check_enumerable(W):
-    # One enumeration per model of the batch: the per-row limit.
-    check_enumerable(
-        min(W.shape),
-        f"Exact inference on a model with {W.shape[1]} visible and "
-        f"{W.shape[0]} hidden units",
-        limit=MAX_EXACT_UNITS,
-        instead="belief_propagation or mean_field",
-    )
-
-
-def _states(n_units, start, stop):
-    """Binary states ``start..stop-1`` of ``n_units`` units, one per row."""
-    codes = np.arange(start, stop)[:, None]
-    return ((codes >> np.arange(n_units)) & 1).astype(np.float64)
-
-
-def _enumerate_marginals(W, summed_bias, enumerated_bias):
-    """Marginals with layer ``s`` (rows of ``W``) enumerated and ``t`` summed out.
-
-    ``log p(s) = a^T s + sum_i softplus(b_i + (W^T s)_i) - log Z`` and
-    ``E[t | s] = sigmoid(b + W^T s)``; returns ``E[t]``, ``E[s]``,
-    ``E[s t^T]`` and ``log Z``.
-    """
-    n_enum, n_sum = W.shape
-    n_states = 2**n_enum
-    # Two passes over chunks of states, the second recomputing each chunk's
-    # conditionals: only the 2 ** k log-weights are held at once (2 ** 20
-    # states of a 784-unit layer would otherwise take gigabytes).
-    log_weights = np.empty(n_states)
-    for start in range(0, n_states, _CHUNK):
-        S = _states(n_enum, start, min(start + _CHUNK, n_states))
-        pre = S @ W + summed_bias
-        log_weights[start : start + S.shape[0]] = S @ enumerated_bias + np.logaddexp(
-            0.0, pre
-        ).sum(axis=1)
-    log_z = logsumexp(log_weights)
-    mean_t, mean_s, mean_st = np.zeros(n_sum), np.zeros(n_enum), np.zeros(W.shape)
-    for start in range(0, n_states, _CHUNK):
-        S = _states(n_enum, start, min(start + _CHUNK, n_states))
-        T = expit(S @ W + summed_bias)
-        p = np.exp(log_weights[start : start + S.shape[0]] - log_z)
-        mean_t += p @ T
-        mean_s += p @ S
-        mean_st += (S * p[:, None]).T @ T
-    return mean_t, mean_s, mean_st, log_z
-
-
 def exact_marginals(components, visible_bias, hidden_bias):
     """Exact singleton and pairwise marginals and ``log Z`` by enumeration.
 
@@ -448,29 +378,11 @@ def exact_marginals(components, visible_bias, hidden_bias):
     (array([0.5, 0.5]), 2.0794..., 2.0794...)
     """
     W, B1, B2, batched = _check_model(components, visible_bias, hidden_bias)
-    _check_enumerable(W)
-    marginals = _exact_marginals(W, B1, B2)
+    check_enumerable_rows(W)
+    marginals = exact_marginals_rows(W, B1, B2)
     if batched:
         return marginals
     return ExactMarginals(*(m[0] for m in marginals[:3]), float(marginals[3][0]))
-
-
-def _exact_marginals(W, B1, B2):
-    """:func:`exact_marginals` of checked float64 arrays, always batched."""
-    n_samples = B1.shape[0]
-    visible, hidden = np.empty(B1.shape), np.empty(B2.shape)
-    pairwise, log_z = np.empty((n_samples,) + W.shape), np.empty(n_samples)
-    for s in range(n_samples):
-        if W.shape[0] <= W.shape[1]:  # enumerate the hidden layer
-            visible[s], hidden[s], pairwise[s], log_z[s] = _enumerate_marginals(
-                W, B1[s], B2[s]
-            )
-        else:
-            hidden[s], visible[s], vh, log_z[s] = _enumerate_marginals(
-                np.ascontiguousarray(W.T), B2[s], B1[s]
-            )
-            pairwise[s] = vh.T
-    return ExactMarginals(visible, hidden, pairwise, log_z)
 
 
 def exact_log_partition(components, visible_bias, hidden_bias):
@@ -498,24 +410,9 @@ def exact_log_partition(components, visible_bias, hidden_bias):
     array([2.07944154, 2.07944154])
     """
     W, B1, B2, batched = _check_model(components, visible_bias, hidden_bias)
-    _check_enumerable(W)
-    log_z = _exact_log_partition(W, B1, B2)
+    check_enumerable_rows(W)
+    log_z = exact_log_partition_rows(W, B1, B2)
     return log_z if batched else float(log_z[0])
-
-
-def _exact_log_partition(W, B1, B2):
-    """:func:`exact_log_partition` of checked float64 arrays, always batched."""
-    if W.shape[0] <= W.shape[1]:
-        log_z = [log_partition_enumerate(W, b, c) for b, c in zip(B1, B2, strict=True)]
-    else:
-        WT = np.ascontiguousarray(W.T)
-        log_z = [log_partition_enumerate(WT, c, b) for b, c in zip(B1, B2, strict=True)]
-    return np.asarray(log_z, dtype=np.float64)
-
-
-def _entropy(p):
-    """Binary entropy of each probability, 0 at 0 and 1."""
-    return -xlogy(p, p) - xlogy(1.0 - p, 1.0 - p)
 
 
 def bethe_log_partition(
@@ -556,25 +453,5 @@ def bethe_log_partition(
     """
     W, B1, B2, batched = _check_model(components, visible_bias, hidden_bias)
     max_iter, tol, damping = _check_iteration(max_iter, tol, damping)
-    log_z = _bethe_log_partition(W, B1, B2, max_iter, tol, damping)
+    log_z = bethe_log_partition_rows(W, B1, B2, max_iter, tol, damping)
     return log_z if batched else float(log_z[0])
-
-
-def _bethe_log_partition(W, B1, B2, max_iter, tol, damping):
-    """:func:`bethe_log_partition` of checked float64 arrays, always batched."""
-    tv, th, both, _, _ = _bp.belief_propagation(
-        W, B1, B2, _bp.SUM_PRODUCT, max_iter, tol, damping, True
-    )
-    n_hidden, n_visible = W.shape
-    tv3, th3 = tv[:, None, :], th[:, :, None]
-    # The four edge probabilities from the free beliefs (Sec. 5.2); clipped at
-    # 0 against rounding in the differences.
-    edge = [both, tv3 - both, th3 - both, 1.0 - tv3 - th3 + both]
-    edge_entropy = sum(-xlogy(p, p) for p in (np.clip(q, 0.0, 1.0) for q in edge))
-    energy = (W * both).sum(axis=(1, 2)) + (B1 * tv).sum(axis=1) + (B2 * th).sum(1)
-    entropy = (
-        edge_entropy.sum(axis=(1, 2))
-        - (n_hidden - 1) * _entropy(tv).sum(axis=1)
-        - (n_visible - 1) * _entropy(th).sum(axis=1)
-    )
-    return energy + entropy

@@ -22,14 +22,15 @@ from .._core.utils import (
     kernel_array,
     validate_held_out,
 )
-from ..inference import (
-    _bethe_log_partition,
-    _check_enumerable,
-    _exact_log_partition,
-    _exact_marginals,
-)
-from ..likelihood import MAX_EXACT_UNITS, log_partition_ais
+from .._partition.ais import log_partition_ais_of
+from .._partition.exact import MAX_EXACT_UNITS
 from . import bp_kernels
+from .exact import (
+    bethe_log_partition_rows,
+    check_enumerable_rows,
+    exact_log_partition_rows,
+    exact_marginals_rows,
+)
 
 _BP_PRODUCTS = {
     "bp": bp_kernels.SUM_PRODUCT,
@@ -57,8 +58,8 @@ def beliefs(W, B1, B2, method, max_iter, tol, damping):
         if W.shape[0] == 0:  # logistic regression: the outputs are independent
             visible, hidden = expit(B1), B2
         else:
-            _check_enumerable(W)
-            visible, hidden, _, _ = _exact_marginals(W, B1, B2)
+            check_enumerable_rows(W)
+            visible, hidden, _, _ = exact_marginals_rows(W, B1, B2)
         everywhere = np.ones(n_samples, bool)
         return Beliefs(visible, hidden, np.zeros(n_samples, int), everywhere)
     settings = (max_iter, float(tol), float(damping), False)
@@ -95,15 +96,15 @@ def log_partition_rows(W, B1, B2, method, *, ais_n_chains, ais_betas, ais_seed):
     if W.shape[0] == 0:
         return np.logaddexp(0.0, B1).sum(axis=1)
     if method == "exact":
-        return _exact_log_partition(W, B1, B2)
+        return exact_log_partition_rows(W, B1, B2)
     if method == "bethe":
-        return _bethe_log_partition(W, B1, B2, 100, 1e-6, 0.0)
+        return bethe_log_partition_rows(W, B1, B2, 100, 1e-6, 0.0)
     # AIS from the row's own coupling-free model, with one stream fixed at fit
     # time so that a row's score does not depend on the other rows.
     check_chains_memory(ais_n_chains, sum(W.shape), "ais_n_chains")
     return np.array(
         [
-            log_partition_ais(
+            log_partition_ais_of(
                 W,
                 b,
                 c,
