@@ -69,6 +69,24 @@ IGNORED_CODES = {
     "SS03",
 }
 
+#: Docstrings that still fail, each with who fixes it. The xfail is strict: once
+#: a docstring is fixed its entry must go, so the list only shrinks.
+KNOWN_FAILURES = {
+    # Defined in sklearn_rbm/_partition/, which the docs-and-style change of
+    # issue 23 left alone (other work edits that folder).
+    "sklearn_rbm.likelihood.LogPartition": "PR01: fields not in Parameters",
+    "sklearn_rbm.likelihood.ais_betas": "RT03: no return description",
+    "sklearn_rbm.likelihood.base_rate_bias": "RT03: no return description",
+    "sklearn_rbm.likelihood.free_energy": "RT04: return description lower case",
+    "sklearn_rbm.likelihood.gaussian_free_energy": "RT03: no return description",
+    "sklearn_rbm.likelihood.gaussian_log_partition_exact": "RT03: no return "
+    "description",
+    # Being rewritten with the likelihood bounds.
+    "sklearn_rbm.likelihood.LikelihoodBounds": "PR01: fields not in Parameters",
+    "sklearn_rbm.likelihood.gaussian_log_likelihood_bounds": "PR04: grouped "
+    "parameters without types",
+}
+
 
 def _defined_in_package(cls, name):
     """Whether ``cls.name`` resolves to an attribute this package defines
@@ -117,6 +135,22 @@ def public_objects():
 PUBLIC_OBJECTS = public_objects()
 
 
+def _with_known_failures(names):
+    return [
+        pytest.param(
+            name,
+            marks=pytest.mark.xfail(
+                reason=f"{KNOWN_FAILURES[name]} (remove it from KNOWN_FAILURES "
+                "once fixed)",
+                strict=True,
+            ),
+        )
+        if name in KNOWN_FAILURES
+        else name
+        for name in names
+    ]
+
+
 def test_public_objects_are_enumerated():
     """The enumeration reaches methods, inherited methods and properties."""
     assert "sklearn_rbm.DCPBernoulliRBM" in PUBLIC_OBJECTS
@@ -131,7 +165,12 @@ def test_public_objects_are_enumerated():
     assert "sklearn_rbm.likelihood.MAX_EXACT_UNITS" not in PUBLIC_OBJECTS
 
 
-@pytest.mark.parametrize("name", PUBLIC_OBJECTS)
+def test_known_failures_are_public_objects():
+    """Every entry of KNOWN_FAILURES names an object that is validated."""
+    assert set(KNOWN_FAILURES) <= set(PUBLIC_OBJECTS)
+
+
+@pytest.mark.parametrize("name", _with_known_failures(PUBLIC_OBJECTS))
 def test_docstring(name):
     """The docstring of a public object passes numpydoc's validation."""
     result = numpydoc_validate.validate(name)

@@ -177,7 +177,7 @@ class FrankWolfeRBM(BaseBinaryRBM):
 
     See Also
     --------
-    DCPBernoulliRBM : fixed-size RBM trained by CD, PCD or S-DCP; use
+    DCPBernoulliRBM : Fixed-size RBM trained by CD, PCD or S-DCP; use
         :meth:`fine_tune` to train the grown model further with it.
 
     Notes

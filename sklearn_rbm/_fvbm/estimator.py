@@ -212,7 +212,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn.covariance.GraphicalLasso : sparse Gaussian graphical models, the
+    sklearn.covariance.GraphicalLasso : Sparse Gaussian graphical models, the
         continuous counterpart of ``penalty='l1'``.
 
     Notes

@@ -241,6 +241,7 @@ class FittedRBM(
         Returns
         -------
         free_energy : ndarray of shape (n_samples,), float64
+            Free energy of each row of ``X``.
         """
         X = self._validate_query(X)
         return self._visible_layer().free_energy(self, X)
