@@ -394,11 +394,11 @@ class FrankWolfeRBM(BaseBinaryRBM):
         return sub
 
     def fine_tune(self, X, **params):
-        """Train the selected model further by CD: "CD (FW init.)" of Ping,
-        Liu & Ihler (2016).
+        """Train the selected model further by CD.
 
-        Equivalent to ``DCPBernoulliRBM(n_components=self.n_components_,
-        solver='cd', init=self, **params).fit(X)``; ``params`` are any other
+        This is "CD (FW init.)" of Ping, Liu & Ihler (2016), equivalent to
+        ``DCPBernoulliRBM(n_components=self.n_components_, solver='cd',
+        init=self, **params).fit(X)``; ``params`` are any other
         :class:`DCPBernoulliRBM` hyperparameters (they may override
         ``solver``).
 

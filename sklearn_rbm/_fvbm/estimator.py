@@ -567,7 +567,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         ----------
         alpha : float, default=0.05
             One minus the coverage: 0.05 gives 95% intervals ``estimate +-
-            1.96 std``. (Not the penalty ``alpha`` of the estimator.)
+            1.96 std``. Not the penalty ``alpha`` of the estimator.
 
         Returns
         -------
