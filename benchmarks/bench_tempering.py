@@ -138,9 +138,18 @@ def profile_parts(n_temperatures, W, b, c, base, rng, repeat):
         "sample v": lambda: tempered_sample_(V.copy(), b, base, betas, 100, rng),
         "sigmoid h": lambda: tempered_sigmoid_(A.copy(), c, betas, 100),
         "swap round": lambda: swap_replicas_(
-            units_of(c), V.copy(), A.copy(), V, b - base, c, betas, 100, rng,
-            accepted, False,
-        ),  # fmt: skip
+            units_of(c),
+            V.copy(),
+            A.copy(),
+            V,
+            b - base,
+            c,
+            betas,
+            100,
+            rng,
+            accepted,
+            False,
+        ),
         "sample h": lambda: sample_bernoulli(A, rng),
     }
     if n_temperatures == 1:

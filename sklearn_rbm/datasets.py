@@ -111,6 +111,15 @@ def make_shifting_bar(n_features=9, *, bar_length=1):
     distinct patterns: the shifting-bar set of Melchior et al. (2016) used by
     Upadhya & Sastry (2017) with ``N=9, B=1``.
 
+    Parameters
+    ----------
+    n_features : int, default=9
+        Number of pixels (Melchior et al.'s ``N``), which is also the number
+        of patterns.
+    bar_length : int, default=1
+        Number of consecutive ones in each pattern (``B``); at most
+        ``n_features``.
+
     Returns
     -------
     X : ndarray of shape (n_features, n_features)
@@ -139,7 +148,7 @@ def make_shifting_bar(n_features=9, *, bar_length=1):
 
 @validate_params({"return_X_y": ["boolean"]}, prefer_skip_nested_validation=True)
 def load_binary_digits(*, return_X_y=True):
-    """scikit-learn's 8x8 digits, thresholded at half their range.
+    """Binary 8x8 digits: scikit-learn's digits thresholded at half their range.
 
     Pixels of ``sklearn.datasets.load_digits`` take values 0..16; a pixel is 1
     when it is above 8.

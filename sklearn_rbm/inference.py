@@ -59,9 +59,10 @@ class InferenceResult:
     """Beliefs returned by :func:`belief_propagation` and :func:`mean_field`.
 
     The leading ``n_samples`` axis is present when either bias was 2-D and
-    absent when both were 1-D.
+    absent when both were 1-D. The fields are the constructor's parameters
+    and are read back as attributes of the same names.
 
-    Attributes
+    Parameters
     ----------
     visible : ndarray of shape (n_samples, n_visible) or (n_visible,)
         Belief that each visible unit is 1: the marginal ``tau^v`` for
@@ -242,6 +243,11 @@ def belief_propagation(
         ``visible``, ``hidden``, ``pairwise``, ``n_iter``, ``converged``;
         batched when either bias is 2-D.
 
+    See Also
+    --------
+    mean_field : The naive mean-field approximation.
+    exact_marginals : Exact marginals of tiny models.
+
     Notes
     -----
     Messages are log-odds in ``W``'s orientation:
@@ -261,11 +267,6 @@ def belief_propagation(
     logarithm); models of a batch are processed one after the other, each
     with its own ``(n_hidden, n_visible)`` message matrices, and stop
     independently; a batched call equals per-row calls bit for bit.
-
-    See Also
-    --------
-    mean_field : the naive mean-field approximation.
-    exact_marginals : exact marginals of tiny models.
 
     References
     ----------
@@ -319,8 +320,13 @@ def mean_field(
 
     Parameters
     ----------
-    components, visible_bias, hidden_bias
-        As in :func:`belief_propagation`.
+    components : array-like of shape (n_hidden, n_visible)
+        Weight matrix ``W`` (shared by every model of the batch).
+    visible_bias : array-like of shape (n_visible,) or (n_samples, n_visible)
+        Visible biases ``b``, one row per model; a 1-D bias is shared by
+        every row.
+    hidden_bias : array-like of shape (n_hidden,) or (n_samples, n_hidden)
+        Hidden biases ``c``, likewise.
     max_iter : int, default=100
         Most iterations per model (each updates both layers).
     tol : float, default=1e-3
@@ -335,6 +341,8 @@ def mean_field(
     Returns
     -------
     result : InferenceResult
+        Mean-field ``visible``, ``hidden`` and ``pairwise`` beliefs,
+        ``n_iter`` and ``converged``; batched when either bias is 2-D.
 
     Examples
     --------
@@ -360,8 +368,13 @@ def exact_marginals(components, visible_bias, hidden_bias):
 
     Parameters
     ----------
-    components, visible_bias, hidden_bias
-        As in :func:`belief_propagation` (biases may be batched).
+    components : array-like of shape (n_hidden, n_visible)
+        Weight matrix ``W`` (shared by every model of the batch).
+    visible_bias : array-like of shape (n_visible,) or (n_samples, n_visible)
+        Visible biases ``b``, one row per model; a 1-D bias is shared by
+        every row.
+    hidden_bias : array-like of shape (n_hidden,) or (n_samples, n_hidden)
+        Hidden biases ``c``, likewise.
 
     Returns
     -------
@@ -395,12 +408,18 @@ def exact_log_partition(components, visible_bias, hidden_bias):
 
     Parameters
     ----------
-    components, visible_bias, hidden_bias
-        As in :func:`belief_propagation` (biases may be batched).
+    components : array-like of shape (n_hidden, n_visible)
+        Weight matrix ``W`` (shared by every model of the batch).
+    visible_bias : array-like of shape (n_visible,) or (n_samples, n_visible)
+        Visible biases ``b``, one row per model; a 1-D bias is shared by
+        every row.
+    hidden_bias : array-like of shape (n_hidden,) or (n_samples, n_hidden)
+        Hidden biases ``c``, likewise.
 
     Returns
     -------
     log_z : ndarray of shape (n_samples,) or float
+        Exact ``log Z`` of each model; a float when both biases are 1-D.
 
     Examples
     --------
@@ -431,15 +450,26 @@ def bethe_log_partition(
 
     Parameters
     ----------
-    components, visible_bias, hidden_bias
-        As in :func:`belief_propagation` (biases may be batched).
-    max_iter, tol, damping
-        Passed to :func:`belief_propagation` (note the tighter default
-        ``tol``: the estimate is only as good as the fixed point).
+    components : array-like of shape (n_hidden, n_visible)
+        Weight matrix ``W`` (shared by every model of the batch).
+    visible_bias : array-like of shape (n_visible,) or (n_samples, n_visible)
+        Visible biases ``b``, one row per model; a 1-D bias is shared by
+        every row.
+    hidden_bias : array-like of shape (n_hidden,) or (n_samples, n_hidden)
+        Hidden biases ``c``, likewise.
+    max_iter : int, default=100
+        Most BP iterations per model, passed to :func:`belief_propagation`.
+    tol : float, default=1e-6
+        BP's tolerance, passed to :func:`belief_propagation`; tighter than
+        its default because the estimate is only as good as the fixed point.
+    damping : float in [0, 1), default=0.0
+        BP's message damping, passed to :func:`belief_propagation`.
 
     Returns
     -------
     log_z : ndarray of shape (n_samples,) or float
+        Bethe estimate of ``log Z`` of each model; a float when both biases
+        are 1-D.
 
     Examples
     --------

@@ -231,8 +231,8 @@ class ConditionalRBMRegressor(
 
     See Also
     --------
-    sklearn_rbm.inference.belief_propagation : the inference of the BP solvers.
-    sklearn.linear_model.LogisticRegression : the model without hidden units.
+    sklearn_rbm.inference.belief_propagation : The inference of the BP solvers.
+    sklearn.linear_model.LogisticRegression : The model without hidden units.
 
     References
     ----------
@@ -659,6 +659,7 @@ class ConditionalRBMRegressor(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input features, one row per sample.
         inference : {'mf', 'bp', 'mixed', 'max', 'exact'} or None
             ``None`` uses the estimator's ``inference`` setting.
 
@@ -706,6 +707,7 @@ class ConditionalRBMRegressor(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input features, one row per sample.
 
         Returns
         -------
@@ -723,6 +725,7 @@ class ConditionalRBMRegressor(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input features, one row per sample.
 
         Returns
         -------

@@ -19,10 +19,11 @@ _CHUNK = 4096
 
 
 class ExactMarginals(NamedTuple):
-    """Exact marginals of :func:`sklearn_rbm.inference.exact_marginals` (batched
-    like the biases).
+    """Exact marginals, batched like the biases.
 
-    Attributes
+    What :func:`sklearn_rbm.inference.exact_marginals` returns: a named tuple; its fields are read back as attributes of the same names.
+
+    Parameters
     ----------
     visible : ndarray of shape (n_samples, n_visible) or (n_visible,)
         ``p(v_i = 1)``.

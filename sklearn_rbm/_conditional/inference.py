@@ -192,12 +192,14 @@ class ConditionalLikelihoodMixin:
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input features, one row per sample.
         Y : array-like of shape (n_samples, n_outputs) or (n_samples,)
             Binary outputs.
 
         Returns
         -------
         log_likelihood : ndarray of shape (n_samples,)
+            ``log p(y | x)`` of each row, in nats.
         """
         X = self._validate_query(X)
         Y = check_targets_for(X, Y, self.n_outputs_)
@@ -222,6 +224,7 @@ class ConditionalLikelihoodMixin:
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input features, one row per sample.
         y : array-like of shape (n_samples, n_outputs) or (n_samples,)
             Binary outputs.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -231,6 +234,8 @@ class ConditionalLikelihoodMixin:
         Returns
         -------
         log_likelihood : float
+            Mean (weighted by ``sample_weight``) of ``log p(y | x)`` over the
+            rows, in nats.
         """
         log_likelihood = self.conditional_log_likelihood(X, y)
         weights = check_sample_weight(sample_weight, log_likelihood.shape[0])

@@ -188,6 +188,7 @@ class LikelihoodMixin(ABC):
         Returns
         -------
         log_likelihood : ndarray of shape (n_samples,)
+            Log-likelihood of each row of ``X``, in nats.
         """
         X = self._validate_query(X)
         log_z = self.log_partition_function().log_z
@@ -210,5 +211,6 @@ class LikelihoodMixin(ABC):
         Returns
         -------
         log_likelihood : float
+            Mean log-likelihood of the rows of ``X``, in nats.
         """
         return float(np.mean(self.score_samples(X)))

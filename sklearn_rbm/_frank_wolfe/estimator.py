@@ -177,7 +177,7 @@ class FrankWolfeRBM(BaseBinaryRBM):
 
     See Also
     --------
-    DCPBernoulliRBM : fixed-size RBM trained by CD, PCD or S-DCP; use
+    DCPBernoulliRBM : Fixed-size RBM trained by CD, PCD or S-DCP; use
         :meth:`fine_tune` to train the grown model further with it.
 
     Notes
@@ -394,11 +394,11 @@ class FrankWolfeRBM(BaseBinaryRBM):
         return sub
 
     def fine_tune(self, X, **params):
-        """Train the selected model further by CD: "CD (FW init.)" of Ping,
-        Liu & Ihler (2016).
+        """Train the selected model further by CD.
 
-        Equivalent to ``DCPBernoulliRBM(n_components=self.n_components_,
-        solver='cd', init=self, **params).fit(X)``; ``params`` are any other
+        This is "CD (FW init.)" of Ping, Liu & Ihler (2016), equivalent to
+        ``DCPBernoulliRBM(n_components=self.n_components_, solver='cd',
+        init=self, **params).fit(X)``; ``params`` are any other
         :class:`DCPBernoulliRBM` hyperparameters (they may override
         ``solver``).
 

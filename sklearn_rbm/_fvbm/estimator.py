@@ -212,7 +212,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn.covariance.GraphicalLasso : sparse Gaussian graphical models, the
+    sklearn.covariance.GraphicalLasso : Sparse Gaussian graphical models, the
         continuous counterpart of ``penalty='l1'``.
 
     Notes
@@ -567,7 +567,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         ----------
         alpha : float, default=0.05
             One minus the coverage: 0.05 gives 95% intervals ``estimate +-
-            1.96 std``. (Not the penalty ``alpha`` of the estimator.)
+            1.96 std``. Not the penalty ``alpha`` of the estimator.
 
         Returns
         -------

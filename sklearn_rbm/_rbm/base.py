@@ -241,6 +241,7 @@ class FittedRBM(
         Returns
         -------
         free_energy : ndarray of shape (n_samples,), float64
+            Free energy of each row of ``X``.
         """
         X = self._validate_query(X)
         return self._visible_layer().free_energy(self, X)
@@ -300,8 +301,7 @@ class FittedRBM(
         return from_statistics(S[:n_samples]).copy()
 
     def sample(self, n_samples=1, *, n_steps=1000, method="gibbs", random_state=None):
-        """Draw visible vectors from the model by block-Gibbs sampling or
-        parallel tempering.
+        """Draw visible vectors by block-Gibbs sampling or parallel tempering.
 
         Each sample is the end of its own chain: the chain starts from the
         AIS base model (independent units with the training data's means;
