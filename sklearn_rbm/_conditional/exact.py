@@ -21,7 +21,8 @@ _CHUNK = 4096
 class ExactMarginals(NamedTuple):
     """Exact marginals, batched like the biases.
 
-    What :func:`sklearn_rbm.inference.exact_marginals` returns: a named tuple; its fields are read back as attributes of the same names.
+    What :func:`sklearn_rbm.inference.exact_marginals` returns: a named
+    tuple; its fields are read back as attributes of the same names.
 
     Parameters
     ----------
