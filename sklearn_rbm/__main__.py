@@ -194,9 +194,9 @@ def tour_conditional():
     X_train, Y_train, X_test, Y_test = X[:1300], Y[:1300], X[1300:], Y[1300:]
     changed = X_test != Y_test
     print(f"  occluded input      per-pixel error {100 * changed.mean():.2f}%")
-    # The hidden units start random, as in Ping & Ihler's experiments (the
-    # default init='logistic' starts them around the logistic regression of
-    # the first row and keeps it when no epoch beats it beyond noise).
+    # The CRBMs start random, as in Ping & Ihler's experiments (the default
+    # init='logistic' starts from the per-output logistic regression and keeps
+    # it when no epoch beats it on held-out rows beyond noise: here it did).
     for name, n_hidden, solver in (
         ("logistic regression", 0, "bp"),
         ("CD-10, 32 hidden", 32, "cd"),
