@@ -951,3 +951,43 @@ def test_a_gap_in_the_ladder_warns(digits):
     with pytest.warns(UserWarning, match=r"1 <-> 0.05: 0.0% .* the ladder has a gap"):
         rbm.fit(digits[0][:400])
     assert rbm.history_["swap_acceptance_0"].tolist() == [0.0]
+
+
+# ------------------------------------------- through the shared RBM trainer
+def test_init_warm_starts_from_another_fitted_gaussian_rbm():
+    """``init`` (a warm start the Gaussian RBM gained from the shared trainer)
+    copies the weights, both biases and the learned sigma; the same checks of
+    width and size as the binary RBM's."""
+    X = np.random.default_rng(0).standard_normal((60, 5))
+    source = GaussianBernoulliRBM(n_components=3, n_iter=3, random_state=0).fit(X)
+    warm = GaussianBernoulliRBM(
+        n_components=3, solver="cpt", n_iter=0, init=source, random_state=1
+    ).fit(X)
+    for name in ("components_", "intercept_visible_", "intercept_hidden_", "sigma_"):
+        np.testing.assert_allclose(
+            getattr(warm, name), getattr(source, name), rtol=1e-12, err_msg=name
+        )
+    with pytest.raises(ValueError, match="init was fitted on 5 features but X has 4"):
+        GaussianBernoulliRBM(n_components=3, init=source).fit(X[:, :4])
+
+
+def test_parallel_tempering_samples_have_the_exact_mean():
+    """``sample(method='pt')`` (which the Gaussian RBM gained from the shared
+    trainer) draws from the model: on a bimodal model with three hidden
+    units the sample mean of ``v`` is the exact ``E[v] = b + W^T
+    E[h]`` (``p(h)`` by enumeration, ``p(v | h) = N(b + W^T h, sigma^2)``) to
+    within a few standard errors."""
+    W, b, c, sigma = random_model(3, 4, seed=2, scale=1.0)  # modes of 0.42, 0.41
+    rbm = fitted(W, b, c, sigma)
+    H = hidden_states(3)
+    log_p = H @ c + (((b + H @ W) ** 2 - b**2) / (2 * sigma**2)).sum(axis=1)
+    p_h = np.exp(log_p - logsumexp(log_p))
+    exact_mean = b + p_h @ H @ W
+    exact_var = sigma**2 + p_h @ (b + H @ W) ** 2 - exact_mean**2
+    n = 4000
+    samples = rbm.sample(n, n_steps=200, method="pt", random_state=0)
+    assert samples.shape == (n, 4)
+    z = (samples.mean(axis=0) - exact_mean) / np.sqrt(exact_var / n)
+    assert np.all(np.abs(z) < 4.5), z
+    again = rbm.sample(n, n_steps=200, method="pt", random_state=0)
+    np.testing.assert_array_equal(samples, again)

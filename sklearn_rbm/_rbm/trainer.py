@@ -140,6 +140,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
             ("n_components", self.n_components), n_features, chains, X.dtype.itemsize
         )
         betas = solver.tempering.ladder(self)
+        if self.init is not None:  # its width and size are checked first
+            warm = parameters_of(self.init, n_features, dtype, self.n_components)
         layer.fit_base(self, X)
         layer.start_training(self, X, dtype, self.init)
         if self.init is None:
@@ -147,7 +149,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
             b = layer.initial_bias(self, X, dtype)
             c = np.zeros(self.n_components, dtype=dtype)
         else:
-            W, b, c = parameters_of(self.init, n_features, dtype, self.n_components)
+            W, b, c = warm
         # Offsets start at the data's mean statistics and 1/2 (Upadhya &
         # Sastry 2017, Algorithm 4); the centred biases are chosen so that
         # the model is exactly (W, b, c).
