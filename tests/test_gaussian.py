@@ -991,3 +991,48 @@ def test_parallel_tempering_samples_have_the_exact_mean():
     assert np.all(np.abs(z) < 4.5), z
     again = rbm.sample(n, n_steps=200, method="pt", random_state=0)
     np.testing.assert_array_equal(samples, again)
+
+
+@pytest.mark.parametrize("name", ["wine", "breast cancer", "digits"])
+def test_defaults_fit_the_data_users_bring(name):
+    """With every default on standardised real data the fit stops and scores
+    a finite held-out log-density above independent Gaussians' (the base
+    model every fit starts from). The alarm only catches a hang; the speed
+    and the comparison with one full Gaussian are ``bench_defaults.py``'s."""
+    import signal
+
+    from sklearn.datasets import load_breast_cancer, load_wine
+
+    loaders = {
+        "wine": lambda: load_wine().data,
+        "breast cancer": lambda: load_breast_cancer().data,
+        # Dequantised: uniform noise spreads the 17 grey levels.
+        "digits": lambda: (
+            load_digits().data + np.random.default_rng(0).random((1797, 64))
+        ),
+    }
+    X_train, X_test = train_test_split(
+        StandardScaler().fit_transform(loaders[name]()), random_state=0
+    )
+
+    def expire(signum, frame):
+        raise TimeoutError("the default fit is still running after 60 s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(60)
+    try:
+        rbm = GaussianBernoulliRBM(random_state=0).fit(X_train)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    independent = (
+        -0.5
+        * np.sum(
+            np.log(2 * np.pi * X_train.var(axis=0))
+            + (X_test - X_train.mean(axis=0)) ** 2 / X_train.var(axis=0),
+            axis=1,
+        ).mean()
+    )
+    held_out = rbm.score(X_test)
+    assert np.isfinite(held_out)
+    assert held_out > independent
