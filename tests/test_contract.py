@@ -615,31 +615,11 @@ def test_every_solver_runs_the_battery():
 #: Cases that fail today for a reason another branch is fixing, by surface
 #: (callable[setting]) and case, with the reason. They run in
 #: test_known_contract_problems, expected to fail, except those that hang.
-KNOWN_PROBLEMS = {
-    (f"FVBMPseudoLikelihood.fit[FVBMPseudoLikelihood-{solver}]", "X: transposed"): (
-        "120 features and 5 rows: the MPLE does not exist, and the solver "
-        f"{failure}; the fvbm branch checks existence before iterating (issue 22)"
-    )
-    for solver, failure in (
-        ("newton", "fails in a Cholesky factorisation (raw LinAlgError)"),
-        ("nodewise", "fails in a Cholesky factorisation (raw LinAlgError)"),
-        ("mm", "hangs"),
-    )
-}
-KNOWN_PROBLEMS[
-    "FVBMPseudoLikelihood.fit[FVBMPseudoLikelihood-mm]", "X: extra column"
-] = (
-    "a duplicated column: the MPLE does not exist and 'mm' iterates to max_iter "
-    "(20 s) before it warns; the fvbm branch checks existence first (issue 22)"
-)
-KNOWN_PROBLEMS[
-    "FVBMPseudoLikelihood.__init__[FVBMPseudoLikelihood-newton]", "alpha: 1e300"
-] = "an L2 penalty of 1e300 overflows the Newton solver's inner products (_fvbm/)"
+#: Defects the battery finds and the package has yet to fix, with the reason
+#: (each an xfail until it is fixed; then the entry must go).
+KNOWN_PROBLEMS = {}
 #: Known problems not run: they hang, or take tens of seconds.
-NOT_RUN = {
-    ("FVBMPseudoLikelihood.fit[FVBMPseudoLikelihood-mm]", "X: transposed"),
-    ("FVBMPseudoLikelihood.fit[FVBMPseudoLikelihood-mm]", "X: extra column"),
-}
+NOT_RUN = set()
 _BASELINES = {}
 _OUTCOMES = {}
 
@@ -733,8 +713,8 @@ _HANG_LIMIT = 20
 
 def test_fvbm_fits_do_not_hang():
     """Issue 23's FVBM hangs, each in a process of its own, all three at once
-    under one time limit. They are the fvbm branch's to fix: until it lands,
-    the test is expected to fail (xfail) when one of them runs past the limit."""
+    under one time limit (the existence screen runs before any iteration, and
+    an unconverged fit skips the standard errors)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     processes = {
         name: subprocess.Popen(
@@ -766,8 +746,7 @@ def test_fvbm_fits_do_not_hang():
             hung.append(name)
             continue
         assert process.returncode == 0, (name, stderr.decode()[-2000:])
-    if hung:
-        pytest.xfail(f"no answer in {_HANG_LIMIT} s: {hung} (the fvbm branch's)")
+    assert not hung, f"no answer in {_HANG_LIMIT} s: {hung}"
 
 
 # ------------------------------------------------------------------ report

@@ -49,9 +49,10 @@ from .solvers import SOLVERS
 __all__ = ["FVBMPseudoLikelihood", "MPLEDoesNotExistWarning"]
 
 
-def _standard_errors_obstacle(estimator, settings, n_features):
+def _standard_errors_obstacle(estimator, settings, n_features, converged=True):
     """``(why, what to do instead)`` when the sandwich standard errors do not
-    exist for this estimator's fits, else None."""
+    exist for this estimator's fits (or for this fit, ``converged`` False),
+    else None."""
     if not settings.joint:
         return (
             "the sandwich standard errors are those of the joint MPLE, which "
@@ -66,6 +67,14 @@ def _standard_errors_obstacle(estimator, settings, n_features):
             "penalty (penalty='l2', with alpha=0 or a small alpha > 0) and read "
             "its confidence_intervals() where this fit's coupling_ != 0 "
             "(intervals chosen after a selection are optimistic).",
+        )
+    if not converged:
+        # The sandwich is the covariance of the maximiser; at a point short
+        # of it the numbers mean nothing, and at d = 100 they take seconds.
+        return (
+            f"the fit stopped at max_iter={estimator.max_iter} before it "
+            "converged, and standard errors hold only at the maximiser",
+            "Refit with a larger max_iter.",
         )
     if not dense_fits(n_features):
         most = max_dense_features()
@@ -125,7 +134,8 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         Penalty strength. With ``alpha=0`` the estimate is the MPLE where it
         exists, and a finite penalised fit where it does not (see Notes);
         ``alpha > 0`` penalises every fit (with 'l1', constant features are
-        fitted apart).
+        fitted apart). At most 1e10, beyond which every parameter is zero to
+        double precision.
     step_size : float, default=1.0
         Step ``mu`` of 'ga'. ``mu <= 1`` keeps the monotone guarantee; ``mu > 1``
         has none (a warning says so). Ignored by the other solvers.
@@ -274,7 +284,9 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "solver": [StrOptions(set(SOLVERS))],
         "penalty": [StrOptions({"l2", "l1"})],
-        "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        # Beyond 1e10 every parameter is zero to double precision, and the
+        # Newton solvers' curvature products would overflow.
+        "alpha": [Interval(numbers.Real, 0, 1e10, closed="both")],
         "step_size": [Interval(numbers.Real, 0, None, closed="neither")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -412,10 +424,10 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
             ConvergenceWarning,
         )
 
-    def _standard_errors_apply(self, settings, n_features):
+    def _standard_errors_apply(self, settings, n_features, converged):
         """Whether to compute the standard errors; warns when asked for and
         impossible (``compute_std=True``)."""
-        obstacle = _standard_errors_obstacle(self, settings, n_features)
+        obstacle = _standard_errors_obstacle(self, settings, n_features, converged)
         self._standard_errors_missing = obstacle
         if self.compute_std is False:
             self._standard_errors_missing = (
@@ -437,7 +449,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         for name in ("intercept_std_", "coupling_std_"):  # from a previous fit
             self.__dict__.pop(name, None)
         d = self.n_features_in_
-        if not self._standard_errors_apply(settings, d):
+        if not self._standard_errors_apply(settings, d, fit.converged):
             return
         alpha_l2 = 0.0 if self.penalty == "l1" else fit.alpha
         features = fit.features
