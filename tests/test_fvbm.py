@@ -1613,3 +1613,18 @@ def test_model_advice_works():
     with pytest.raises(ValueError, match=r"np.ravel\(intercept\)"):
         sample_fvbm(symmetric, np.zeros((1, 2)), 5)
     assert sample_fvbm(symmetric, np.ravel(np.zeros((1, 2))), 5).shape == (5, 2)
+
+
+def test_an_unconverged_fit_has_no_standard_errors_and_says_how_to_get_them():
+    """Standard errors hold only at the maximiser: a fit stopped by max_iter
+    skips them, confidence_intervals says to raise max_iter, and doing so
+    gives them."""
+    X, _, _ = make_fvbm(2000, 6, coupling_variance=0.1, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        short = FVBMPseudoLikelihood(max_iter=1).fit(X)
+    with pytest.raises(AttributeError, match="Refit with a larger max_iter"):
+        short.confidence_intervals()
+    longer = FVBMPseudoLikelihood(max_iter=100).fit(X)
+    low, high = np.moveaxis(longer.confidence_intervals()[0], -1, 0)
+    off_diagonal = ~np.eye(6, dtype=bool)
+    assert np.all((low < longer.coupling_) & (longer.coupling_ < high) | ~off_diagonal)
