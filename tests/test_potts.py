@@ -50,6 +50,18 @@ def _naive_objective(theta, X, w, layout, lambda_h, lambda_e):
     return total + lambda_h * np.sum(h**2) + lambda_e * np.sum(e**2)
 
 
+def _numpy_objective(theta, X, w, layout, lambda_h, lambda_e):
+    """The same objective vectorised with numpy (one-hot einsum), for the
+    brute-force minimisation."""
+    h, e = layout.split(theta)
+    J = layout.symmetric(e)
+    Y = np.eye(layout.q)[X]  # (n, L, q)
+    fields = h + np.einsum("ijab,njb->nia", J, Y)
+    log_cond = fields - logsumexp(fields, axis=2, keepdims=True)
+    data = -np.einsum("n,nia,nia->", w, Y, log_cond)
+    return data + lambda_h * np.sum(h**2) + lambda_e * np.sum(e**2)
+
+
 def _tiny_data(L=4, q=3, n=60, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, q, size=(n, L)).astype(np.uint8)
@@ -74,8 +86,12 @@ def test_fit_reaches_the_brute_force_pseudo_likelihood_maximum():
     X, w = _tiny_data()
     layout = PairLayout(4, 3)
     lambda_h, lambda_e = 0.5, 2.0
+    theta = np.random.default_rng(1).normal(size=layout.size)
+    assert _numpy_objective(theta, X, w, layout, 0.5, 2.0) == pytest.approx(
+        _naive_objective(theta, X, w, layout, 0.5, 2.0)
+    )
     brute = scipy.optimize.minimize(
-        _naive_objective, np.zeros(layout.size),
+        _numpy_objective, np.zeros(layout.size),
         args=(X, w, layout, lambda_h, lambda_e), method="BFGS",
         options={"gtol": 1e-7},
     )  # fmt: skip

@@ -28,6 +28,7 @@ from .._core.utils import (
     check_sample_weight,
     child_seed,
     kernel_rng,
+    one_blas_thread,
     warn,
 )
 from .._partition.annealing import ais_band, ais_betas
@@ -37,7 +38,9 @@ from .contacts import average_product_correction
 from .data import MAX_STATES, check_codes, distinct_rows
 from .model import (
     PairLayout,
+    Preconditioned,
     PseudoLikelihoodObjective,
+    diagonal_preconditioner,
     independent_fields,
     zero_sum_gauge,
 )
@@ -46,11 +49,11 @@ __all__ = ["PottsPseudoLikelihood"]
 
 
 def _fit_memory(n_sites, n_states, history):
-    """Bytes a fit needs: about ``(8 + 2 * history) * L^2 q^2 / 2`` float64
+    """Bytes a fit needs: about ``(5 + history) * L^2 q^2`` float64
     values (the parameter vector and gradient, the site-major couplings and
     their gradient, the L-BFGS history of ``history`` pairs)."""
     block = n_sites * n_sites * n_states * n_states * 8
-    return int((4 + history) * block)
+    return int((5 + history) * block)
 
 
 class _Threads:
@@ -277,7 +280,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         check_memory(
             _fit_memory(L, q, self.history),
             f"A Potts fit of L={L} sites and q={q} states (history={self.history})",
-            f"It needs about (4 + history) * L^2 * q^2 * 8 bytes; fit fewer "
+            f"It needs about (5 + history) * L^2 * q^2 * 8 bytes; fit fewer "
             "sites (columns), a smaller alphabet, or a smaller history.",
         )
         weights = check_sample_weight(sample_weight, X.shape[0])
@@ -290,9 +293,15 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         )
         theta0 = np.zeros(layout.size)
         theta0[: layout.n_fields] = independent_fields(rows, w, q).ravel()
-        with _Threads(self.n_jobs):
-            result = self._minimise(objective, theta0)
-        theta = result.x
+        # L-BFGS's vector operations are small: BLAS threads would only spin
+        # against the compiled objective's threads.
+        with _Threads(self.n_jobs), one_blas_thread():
+            scaled = Preconditioned(
+                objective,
+                diagonal_preconditioner(rows, w, layout, self.lambda_h, self.lambda_e),
+            )
+            result = self._minimise(scaled, theta0 / scaled.scale)
+        theta = result.x * scaled.scale
         if not np.all(np.isfinite(theta)):
             raise FloatingPointError(
                 "The pseudo-likelihood fit produced non-finite parameters; "

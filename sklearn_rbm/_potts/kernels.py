@@ -282,3 +282,18 @@ def ais_log_weights(h, J, Jt, base, betas, n_chains, rng):
             if k < betas.shape[0] - 1:
                 _gibbs_sweep(x, h, Jt, betas[k], base, H, P, rng)
     return log_w
+
+
+@jit(parallel=True)
+def pair_counts(X, w, q):
+    """Weighted counts ``C[i, j, a, b] = sum_s w_s [x_si = a][x_sj = b]``."""
+    n, L = X.shape
+    out = np.zeros((L, L, q, q))
+    for i in numba.prange(L):
+        block = out[i]
+        for s in range(n):
+            a = X[s, i]
+            ws = w[s]
+            for j in range(L):
+                block[j, a, X[s, j]] += ws
+    return out

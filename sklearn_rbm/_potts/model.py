@@ -124,3 +124,38 @@ def independent_fields(X, w, q, pseudocount=1.0):
         counts[i] = np.bincount(X[:, i], weights=w, minlength=q)[:q]
     h = np.log(counts + pseudocount)
     return h - h.mean(axis=1, keepdims=True)
+
+
+def diagonal_preconditioner(X, w, layout, lambda_h, lambda_e):
+    """An estimate of the diagonal of the objective's Hessian, from the
+    weighted single and pair counts ``c`` of the data (one pseudocount):
+    ``c_i(a) (1 - f_i(a)) + 2 lambda_h`` for a field and ``c_ij(a, b) (2 -
+    f_i(a) - f_j(b)) + 2 lambda_e`` for a coupling (the curvature of the two
+    conditionals it enters, at conditionals equal to the frequencies).
+
+    L-BFGS on the variables scaled by its square root converges in about
+    half the iterations on protein families: the curvature of a coupling
+    between rare states is the penalty alone, that of a common pair is
+    thousands of times larger."""
+    q = layout.q
+    counts = kernels.pair_counts(X, w, q)
+    single = np.einsum("iiaa->ia", counts) + 1.0
+    f = single / single.sum(axis=1, keepdims=True)
+    d_h = single * (1.0 - f) + 2.0 * lambda_h
+    pairs = counts[layout.rows, layout.cols] + 1.0 / q
+    spread = (1.0 - f[layout.rows])[:, :, None] + (1.0 - f[layout.cols])[:, None, :]
+    d_e = pairs * spread + 2.0 * lambda_e
+    return np.concatenate([d_h.ravel(), d_e.ravel()])
+
+
+class Preconditioned:
+    """``objective(phi / sqrt(D))`` and its gradient in ``phi``."""
+
+    def __init__(self, objective, diagonal):
+        self.objective = objective
+        self.scale = 1.0 / np.sqrt(diagonal)
+
+    def __call__(self, phi):
+        value, grad = self.objective(phi * self.scale)
+        grad *= self.scale
+        return value, grad
