@@ -85,9 +85,14 @@ EXPECTED_FAILURES = {
         "check_estimator_sparse_matrix": _MARGINALS,
     },
     PottsPseudoLikelihood: {
-        "check_positive_only_tag_during_fit": (
-            "feeds continuous data with negative values directly (not through "
-            "the domain mapping); PottsPseudoLikelihood accepts only state codes"
+        check: (
+            "feeds continuous data directly (not through the domain mapping); "
+            "PottsPseudoLikelihood accepts only integer state codes (sample "
+            "weights are tested in tests/test_potts.py)"
+        )
+        for check in (
+            "check_positive_only_tag_during_fit",
+            "check_sample_weight_equivalence_on_dense_data",
         )
     },
     FVBMPseudoLikelihood: {

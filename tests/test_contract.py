@@ -597,7 +597,7 @@ def _sequence_surfaces():
     codes = training_data(PottsPseudoLikelihood())[0][:8]
     rng = np.random.RandomState(1)
     scores = rng.random_sample((8, 8))
-    scores = scores + scores.T
+    scores = (scores + scores.T).astype(np.float16).astype(np.float64)
     contacts = (scores > 1.0).astype(np.float64)
     return [
         Surface("sequences.read_alignment", "", f(S.read_alignment),

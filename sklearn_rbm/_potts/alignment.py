@@ -63,8 +63,14 @@ def _code_table(symbols, rna):
 def _open_text(path_or_file):
     """Lines of a path (gzip detected by its magic bytes) or an open file."""
     if isinstance(path_or_file, (str, bytes, os.PathLike)):
-        with open(path_or_file, "rb") as handle:
-            raw = handle.read()
+        try:
+            with open(path_or_file, "rb") as handle:
+                raw = handle.read()
+        except FileNotFoundError as error:
+            raise FileNotFoundError(
+                f"path_or_file: no file at {path_or_file!r}. Give the path of a "
+                "FASTA or A2M alignment (gzipped or not), or an open file."
+            ) from error
     elif hasattr(path_or_file, "read"):
         raw = path_or_file.read()
         if isinstance(raw, str):

@@ -17,6 +17,14 @@ def check_codes(X, name, n_states=None):
     """``X`` (already a 2-D numeric array) as uint8 codes in ``0..n_states-1``;
     a ValueError naming ``name`` otherwise."""
     X = np.asarray(X)
+    if X.dtype.kind == "O":
+        try:
+            X = X.astype(np.float64)
+        except (TypeError, ValueError) as error:
+            raise TypeError(
+                f"{name} must hold integer state codes; its objects are not "
+                f"numbers: {error}."
+            ) from error
     if X.dtype.kind == "b":
         X = X.astype(np.uint8)
     if X.dtype.kind not in "iuf":

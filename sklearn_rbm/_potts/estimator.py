@@ -56,6 +56,11 @@ def _fit_memory(n_sites, n_states, history):
     return int((5 + history) * block)
 
 
+#: Gibbs sampling refuses more than this many elementary operations (a few
+#: minutes on one core) in one call.
+_MAX_SAMPLING_WORK = 1e11
+
+
 class _Threads:
     """``numba.set_num_threads(n_jobs)`` for the duration of a block,
     restored in ``finally``."""
@@ -206,7 +211,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         "lambda_e": [Interval(numbers.Real, 0, None, closed="left")],
         "solver": [StrOptions({"lbfgs"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, 1, closed="left")],
         "history": [Interval(numbers.Integral, 1, None, closed="left")],
         **SCORE_PARAMETER_CONSTRAINTS,
         "n_jobs": [
@@ -497,9 +502,24 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
             State codes.
         """
         check_is_fitted(self)
-        rng = kernel_rng(self.random_state if random_state is None else random_state)
+        L, q = self.n_features_in_, self.n_states_
         n_chains = min(n_samples, 16)
         per_chain = -(-n_samples // n_chains)
+        check_memory(
+            n_chains * per_chain * L,
+            f"sample(n_samples={n_samples}) of {L} sites",
+            "Draw fewer samples, or draw them in several calls.",
+        )
+        work = float(n_chains) * (burn_in + per_chain * thinning) * L * L * q
+        if work > _MAX_SAMPLING_WORK:
+            raise ValueError(
+                f"sample(n_samples={n_samples}, burn_in={burn_in}, "
+                f"thinning={thinning}) needs about {work:.1e} operations "
+                f"(sweeps x L^2 q), more than the limit "
+                f"{_MAX_SAMPLING_WORK:.0e} (minutes). Draw fewer samples or use a smaller "
+                "thinning, in several calls if needed."
+            )
+        rng = kernel_rng(self.random_state if random_state is None else random_state)
         start = rng.integers(0, self.n_states_, size=(n_chains, self.n_features_in_))
         X = kernels.gibbs_sample(
             self.intercept_, self._site_major(), start, per_chain, burn_in, thinning, rng
