@@ -138,9 +138,7 @@ def run_plmc(binary, path, threads, workdir):
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     seconds = time.perf_counter() - start
     rows = [
-        line.split()
-        for line in done.stderr.splitlines()
-        if re.match(r"^\d+\t", line)
+        line.split() for line in done.stderr.splitlines() if re.match(r"^\d+\t", line)
     ]
     fx = float(rows[-1][3]) if rows else float("nan")
     scores_raw = np.loadtxt(couplings, usecols=(0, 2, 5))
@@ -171,31 +169,38 @@ def main():
     L = X.shape[1]
     contacts = contact_map(args.struct, L)
     ours_ppv = precisions(potts.contact_scores(apc=True), contacts)
+    print(
+        f"alignment: {X.shape[0]} sequences x {L} columns, "
+        f"N_eff = {w.sum():.1f}, threads = {args.threads}"
+    )
+    print(
+        f"warm-up (kernel compile or cache load): {warm_up:.2f} s; "
+        f"our reading + weighting: {ours_read:.2f} s"
+    )
+    print(
+        f"{'':<24}{'time (s)':>10}{'objective':>14}{'iter':>6}"
+        + "".join(f"{name:>8}" for name in ("L/5", "L/2", "L", "2L"))
+    )
+
+    def row(name, t, fx, it, ppv=()):
+        print(
+            f"{name:<24}{t:>10.2f}{fx:>14.1f}{it:>6d}"
+            + "".join(f"{p:>8.2f}" for p in ppv),
+            flush=True,
+        )
+
+    row("ours (defaults)", ours_time, potts.objective_, potts.n_iter_, ours_ppv)
     with tempfile.TemporaryDirectory() as workdir:
         plmc_time, plmc_fx, plmc_iter, plmc_scores = run_plmc(
             args.plmc, args.alignment, args.threads, workdir
         )
-    plmc_ppv = precisions(plmc_scores, contacts)
+    row("plmc", plmc_time, plmc_fx, plmc_iter, precisions(plmc_scores, contacts))
     reach_time, reach_iter = time_to_objective(args.alignment, args.threads, plmc_fx)
-
-    print(f"alignment: {X.shape[0]} sequences x {L} columns, "
-          f"N_eff = {w.sum():.1f}, threads = {args.threads}")
-    print(f"warm-up (kernel compile or cache load): {warm_up:.2f} s; "
-          f"our reading + weighting: {ours_read:.2f} s")
-    header = f"{'':<22}{'time (s)':>10}{'objective':>14}{'iter':>6}" + "".join(
-        f"{name:>8}" for name in ("L/5", "L/2", "L", "2L")
+    row("ours to plmc objective", reach_time, plmc_fx, reach_iter)
+    print(
+        f"ratio ours/plmc (defaults): {ours_time / plmc_time:.3f}; "
+        f"to plmc's objective: {reach_time / plmc_time:.3f}"
     )
-    print(header)
-    for name, t, fx, it, ppv in (
-        ("plmc", plmc_time, plmc_fx, plmc_iter, plmc_ppv),
-        ("ours (defaults)", ours_time, potts.objective_, potts.n_iter_, ours_ppv),
-    ):
-        print(f"{name:<22}{t:>10.2f}{fx:>14.1f}{it:>6d}"
-              + "".join(f"{p:>8.2f}" for p in ppv))
-    print(f"{'ours to plmc objective':<22}{reach_time:>10.2f}{plmc_fx:>14.1f}"
-          f"{reach_iter:>6d}")
-    print(f"ratio ours/plmc (defaults): {ours_time / plmc_time:.3f}; "
-          f"to plmc's objective: {reach_time / plmc_time:.3f}")
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ def synthetic(L=40, q=4, n=3000, seed=0):
     order = rng.permutation(L)
     truth = np.zeros((L, L), dtype=bool)
     J = np.zeros((L, L, q, q))
-    for a, b in zip(order[::2], order[1::2]):
+    for a, b in zip(order[::2], order[1::2], strict=True):
         block = rng.normal(0, 1.2, (q, q))
         J[a, b], J[b, a] = block, block.T
         truth[a, b] = truth[b, a] = True
@@ -78,8 +78,10 @@ print(f"{title}: {X.shape[0]} sequences x {L} positions")
 start = time.perf_counter()
 w = sequence_weights(X)
 potts = PottsPseudoLikelihood(n_states=n_states, n_jobs=2).fit(X, sample_weight=w)
-print(f"N_eff = {w.sum():.1f}; fitted in {time.perf_counter() - start:.1f} s "
-      f"({potts.n_iter_} L-BFGS iterations)")
+print(
+    f"N_eff = {w.sum():.1f}; fitted in {time.perf_counter() - start:.1f} s "
+    f"({potts.n_iter_} L-BFGS iterations)"
+)
 
 scores = potts.contact_scores()
 for k in (L // 5, L // 2, L, 2 * L):
@@ -97,8 +99,12 @@ fig, ax = plt.subplots(figsize=(5.5, 5.5))
 ti, tj = np.nonzero(np.triu(truth, min_separation))
 ax.scatter(ti, tj, s=18, c="0.8", label="contact (structure)")
 ax.scatter(tj, ti, s=18, c="0.8")
-ax.scatter(pairs[right, 1], pairs[right, 0], s=10, c="tab:blue", label="predicted, right")
-ax.scatter(pairs[~right, 1], pairs[~right, 0], s=10, c="tab:red", label="predicted, wrong")
+ax.scatter(
+    pairs[right, 1], pairs[right, 0], s=10, c="tab:blue", label="predicted, right"
+)
+ax.scatter(
+    pairs[~right, 1], pairs[~right, 0], s=10, c="tab:red", label="predicted, wrong"
+)
 ax.set_xlim(-1, L)
 ax.set_ylim(L, -1)
 ax.set_xlabel("position j")

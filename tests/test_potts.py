@@ -39,7 +39,7 @@ def _naive_objective(theta, X, w, layout, lambda_h, lambda_e):
     J = layout.symmetric(e)
     q = layout.q
     total = 0.0
-    for x, weight in zip(X, w):
+    for x, weight in zip(X, w, strict=True):
         for i in range(layout.L):
             energies = []
             for a in range(q):
@@ -129,8 +129,12 @@ def test_score_is_the_exact_log_likelihood():
     X, w = _tiny_data()
     potts = PottsPseudoLikelihood(lambda_e=1.0).fit(X, sample_weight=w)
     states = list(itertools.product(range(3), repeat=4))
-    log_z = logsumexp([_naive_energy(s, potts.intercept_, potts.coupling_) for s in states])
-    expected = [_naive_energy(x, potts.intercept_, potts.coupling_) - log_z for x in X[:7]]
+    log_z = logsumexp(
+        [_naive_energy(s, potts.intercept_, potts.coupling_) for s in states]
+    )
+    expected = [
+        _naive_energy(x, potts.intercept_, potts.coupling_) - log_z for x in X[:7]
+    ]
     assert np.allclose(potts.score_samples(X[:7]), expected)
     assert potts.log_partition_.method == "exact"
     # The pseudo-likelihood under its own name: sum of the site conditionals.
@@ -195,7 +199,9 @@ def test_couplings_recovered_from_a_known_sparse_model():
     L, q = 40, 4
     perm = rng.permutation(L)
     edges = {tuple(sorted((int(perm[k]), int(perm[k + 1])))) for k in range(0, L, 2)}
-    edges |= {tuple(sorted((int(perm[k]), int(perm[(k + 3) % L])))) for k in range(0, L, 4)}
+    edges |= {
+        tuple(sorted((int(perm[k]), int(perm[(k + 3) % L])))) for k in range(0, L, 4)
+    }
     h, J = _sparse_potts(L, q, edges, rng)
     Jt = np.ascontiguousarray(J.transpose(0, 1, 3, 2))
     start = rng.integers(0, q, size=(20, L))

@@ -108,7 +108,7 @@ def parse_alignment(path_or_file, symbols):
     rows = []
     n_unknown = 0
     width = None
-    for name, chunk in zip(ids, chunks):
+    for name, chunk in zip(ids, chunks, strict=True):
         raw = np.frombuffer(b"".join(chunk), dtype=np.uint8)
         codes = table[raw]
         codes = codes[codes != -3]

@@ -80,7 +80,9 @@ def sequence_weights(X, identity):
     # plmc compares the integer identity with (1 - theta) * L: the same
     # threshold as the smallest integer >= identity * L.
     threshold = min(max(math.ceil(identity * L), 0), L)
-    counts = kernels.neighbour_counts(np.ascontiguousarray(rows.T), multiplicity, threshold)
+    counts = kernels.neighbour_counts(
+        np.ascontiguousarray(rows.T), multiplicity, threshold
+    )
     return 1.0 / counts[inverse]
 
 

@@ -285,7 +285,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         check_memory(
             _fit_memory(L, q, self.history),
             f"A Potts fit of L={L} sites and q={q} states (history={self.history})",
-            f"It needs about (5 + history) * L^2 * q^2 * 8 bytes; fit fewer "
+            "It needs about (5 + history) * L^2 * q^2 * 8 bytes; fit fewer "
             "sites (columns), a smaller alphabet, or a smaller history.",
         )
         weights = check_sample_weight(sample_weight, X.shape[0])
@@ -517,13 +517,19 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
             raise ValueError(
                 f"sample(n_samples={n_samples}, burn_in={burn_in}, "
                 f"thinning={thinning}) needs about {work:.1e} operations "
-                f"(sweeps x L^2 q), more than the limit "
-                f"{_MAX_SAMPLING_WORK:.0e} (minutes). Draw fewer samples or use a smaller "
-                "thinning, in several calls if needed."
+                f"(sweeps x L^2 q), more than the limit {_MAX_SAMPLING_WORK:.0e} "
+                "(minutes). Draw fewer samples or use a smaller thinning, in "
+                "several calls if needed."
             )
         rng = kernel_rng(self.random_state if random_state is None else random_state)
         start = rng.integers(0, self.n_states_, size=(n_chains, self.n_features_in_))
         X = kernels.gibbs_sample(
-            self.intercept_, self._site_major(), start, per_chain, burn_in, thinning, rng
+            self.intercept_,
+            self._site_major(),
+            start,
+            per_chain,
+            burn_in,
+            thinning,
+            rng,
         )
         return X[:n_samples]

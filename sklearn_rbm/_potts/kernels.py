@@ -18,7 +18,6 @@ import numpy as np
 
 from .._numerics.jit import jit
 
-
 # -- sequence weights ---------------------------------------------------------
 
 

@@ -83,9 +83,7 @@ class PseudoLikelihoodObjective:
             self.grad_Jt, self.site_loss,
         )  # fmt: skip
         self.n_evaluations += 1
-        grad = np.concatenate(
-            [self.grad_h.ravel(), layout.fold(self.grad_Jt).ravel()]
-        )
+        grad = np.concatenate([self.grad_h.ravel(), layout.fold(self.grad_Jt).ravel()])
         return float(np.sum(self.site_loss)), grad
 
     def penalty(self, theta):
