@@ -21,7 +21,9 @@ proteins (``-le 16.0 -lh 0.01 -m 100``, theta = 0.2). Printed:
 * PPV@L/5, L/2, L, 2L of the APC-corrected Frobenius scores (pairs with
   ``|i - j| >= 5``, contact = distance < 8 Angstrom) for both;
 * the time ours takes to reach plmc's final objective value (a separate run
-  without stopping rule, timed from the start of reading).
+  without stopping rule, timed from the start of reading);
+* the largest difference between our sequence weights and plmc's
+  ``--save-weights`` file.
 """
 
 import argparse
@@ -129,9 +131,10 @@ def run_plmc(binary, path, threads, workdir):
         with gzip.open(path, "rb") as src, open(fasta, "wb") as dst:
             dst.write(src.read())
     couplings = os.path.join(workdir, "plmc.ec")
+    weights = os.path.join(workdir, "plmc.weights")
     command = [
-        binary, "-c", couplings, "-le", str(LAMBDA_E), "-lh", str(LAMBDA_H),
-        "-m", str(PLMC_MAX_ITER), fasta,
+        binary, "-c", couplings, "--save-weights", weights, "-le", str(LAMBDA_E),
+        "-lh", str(LAMBDA_H), "-m", str(PLMC_MAX_ITER), fasta,
     ]  # fmt: skip
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     start = time.perf_counter()
@@ -147,7 +150,7 @@ def run_plmc(binary, path, threads, workdir):
     i = scores_raw[:, 0].astype(int) - 1
     j = scores_raw[:, 1].astype(int) - 1
     scores[i, j] = scores[j, i] = scores_raw[:, 2]  # already APC-corrected
-    return seconds, fx, len(rows), scores
+    return seconds, fx, len(rows), scores, np.loadtxt(weights)
 
 
 def main():
@@ -191,10 +194,15 @@ def main():
 
     row("ours (defaults)", ours_time, potts.objective_, potts.n_iter_, ours_ppv)
     with tempfile.TemporaryDirectory() as workdir:
-        plmc_time, plmc_fx, plmc_iter, plmc_scores = run_plmc(
+        plmc_time, plmc_fx, plmc_iter, plmc_scores, plmc_weights = run_plmc(
             args.plmc, args.alignment, args.threads, workdir
         )
     row("plmc", plmc_time, plmc_fx, plmc_iter, precisions(plmc_scores, contacts))
+    if plmc_weights.shape == w.shape:
+        print(
+            f"sequence weights: largest difference to plmc's --save-weights "
+            f"{np.abs(plmc_weights - w).max():.1e}"
+        )
     reach_time, reach_iter = time_to_objective(args.alignment, args.threads, plmc_fx)
     row("ours to plmc objective", reach_time, plmc_fx, reach_iter)
     print(
