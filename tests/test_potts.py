@@ -254,3 +254,20 @@ def test_bad_codes_are_refused_with_clear_errors():
         potts.score_samples(X + 1)
     with pytest.raises(ValueError, match="features"):
         potts.energy(X[:, :3])
+
+
+def test_fit_does_not_depend_on_the_thread_count():
+    X, w = _tiny_data(L=6, n=80)
+    one = PottsPseudoLikelihood(n_jobs=1).fit(X, sample_weight=w)
+    two = PottsPseudoLikelihood(n_jobs=2).fit(X, sample_weight=w)
+    assert np.array_equal(one.coupling_, two.coupling_)
+    assert np.array_equal(one.intercept_, two.intercept_)
+
+
+def test_memory_is_checked_with_the_formula_in_the_message(monkeypatch):
+    from sklearn_rbm._core import utils
+
+    monkeypatch.setattr(utils, "_machine_memory", lambda: 24 * 2**30)
+    X = np.zeros((2, 1000), dtype=np.uint8)
+    with pytest.raises(MemoryError, match=r"\(5 \+ history\) \* L\^2 \* q\^2 \* 8"):
+        PottsPseudoLikelihood(n_states=21).fit(X)
