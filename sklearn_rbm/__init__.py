@@ -13,19 +13,24 @@ ConditionalRBMRegressor
 FVBMPseudoLikelihood
     Fully visible Boltzmann machine (Ising model) fitted by maximum
     pseudo-likelihood, with an optional L1 penalty.
+PottsPseudoLikelihood
+    Potts model of categorical sequences (direct coupling analysis) fitted
+    by maximum pseudo-likelihood, as plmc.
 GaussianBernoulliRBM
     RBM with real-valued (Gaussian) visible units, trained by the solvers of
     DCPBernoulliRBM, scored by its log-density.
 
 Public modules: :mod:`sklearn_rbm.likelihood` (exact and AIS log partition
 functions), :mod:`sklearn_rbm.inference` (belief propagation, mean field,
-exact marginals) and :mod:`sklearn_rbm.datasets`. The arithmetic lives in numba
+exact marginals), :mod:`sklearn_rbm.datasets` and
+:mod:`sklearn_rbm.sequences` (alignments, sequence weights, contacts). The arithmetic lives in numba
 kernels under ``sklearn_rbm._numerics``.
 """
 
 from ._conditional.estimator import ConditionalRBMRegressor
 from ._frank_wolfe.estimator import FrankWolfeRBM
 from ._fvbm.estimator import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
+from ._potts.estimator import PottsPseudoLikelihood
 from ._rbm.bernoulli import DCPBernoulliRBM
 from ._rbm.gaussian import GaussianBernoulliRBM
 
@@ -38,4 +43,5 @@ __all__ = [
     "FVBMPseudoLikelihood",
     "GaussianBernoulliRBM",
     "MPLEDoesNotExistWarning",
+    "PottsPseudoLikelihood",
 ]

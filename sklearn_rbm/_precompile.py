@@ -149,6 +149,23 @@ def fvbm_uses(dtype):
     FVBMPseudoLikelihood(random_state=0).fit(X)
 
 
+def potts_uses():
+    """PottsPseudoLikelihood and sklearn_rbm.sequences: the fit (uint8 codes,
+    as read_alignment gives them), the queries, exact and AIS scores."""
+    from sklearn_rbm import PottsPseudoLikelihood
+    from sklearn_rbm.sequences import sequence_weights
+
+    X = np.random.default_rng(0).integers(0, 3, size=(40, 5)).astype(np.uint8)
+    w = sequence_weights(X)
+    potts = PottsPseudoLikelihood(max_iter=2, random_state=0).fit(X, sample_weight=w)
+    potts.score(X)
+    potts.energy(X)
+    potts.pseudo_log_likelihood(X)
+    potts.sample(2, burn_in=2, thinning=1, random_state=0)
+    potts.set_params(score_method="ais", ais_betas=10, ais_n_chains=4)
+    potts.score(X)
+
+
 GROUPS = {
     "dcp": lambda: [dcp_uses(dtype) for dtype in (np.float64, np.float32)],
     "gaussian": lambda: [gaussian_uses(dtype) for dtype in (np.float64, np.float32)],
@@ -159,6 +176,7 @@ GROUPS = {
         frank_wolfe_uses(dtype) for dtype in (np.float64, np.float32)
     ],
     "fvbm": lambda: [fvbm_uses(dtype) for dtype in (np.float64, np.float32)],
+    "potts": potts_uses,
 }
 
 

@@ -28,6 +28,7 @@ from sklearn_rbm import (
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
     GaussianBernoulliRBM,
+    PottsPseudoLikelihood,
 )
 from sklearn_rbm.datasets import make_fvbm
 
@@ -73,6 +74,7 @@ INSTANCES = [
     GaussianBernoulliRBM(
         n_components=4, solver="cd", sigma=1.0, n_iter=3, batch_size=10, random_state=0
     ),
+    PottsPseudoLikelihood(lambda_e=1.0, random_state=0),
 ]
 
 
@@ -110,8 +112,21 @@ def _real(n_samples, n_features, seed):
     return X.astype(np.float64)
 
 
+def _codes(n_samples, n_features, n_states, seed):
+    """Integer state codes (float64, as the checks' data arrive) with every
+    state present in every column and one coupled pair of columns."""
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, n_states, size=(n_samples, n_features))
+    X[:n_states] = np.arange(n_states)[:, None]
+    X[n_states:, 1] = np.where(rng.random_sample(n_samples - n_states) < 0.7,
+                               X[n_states:, 0], X[n_states:, 1])  # fmt: skip
+    return X.astype(np.float64)
+
+
 def training_data(estimator):
     """The arguments of ``fit`` for the tiny problem each estimator gets."""
+    if isinstance(estimator, PottsPseudoLikelihood):
+        return (_codes(60, 5, 3, 7),)
     if isinstance(estimator, FVBMPseudoLikelihood):
         X, _, _ = make_fvbm(120, 5, coupling_variance=0.2, random_state=0)
         return (X,)

@@ -38,6 +38,7 @@ from sklearn_rbm import (
     DCPBernoulliRBM,
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
+    PottsPseudoLikelihood,
 )
 from sklearn_rbm._core.engine import EpochTrainingMixin
 from sklearn_rbm._core.likelihood_mixin import LikelihoodMixin
@@ -85,6 +86,17 @@ EXPECTED_FAILURES = {
         "check_estimator_sparse_array": _MARGINALS,
         "check_estimator_sparse_matrix": _MARGINALS,
     },
+    PottsPseudoLikelihood: {
+        check: (
+            "feeds continuous data directly (not through the domain mapping); "
+            "PottsPseudoLikelihood accepts only integer state codes (sample "
+            "weights are tested in tests/test_potts.py)"
+        )
+        for check in (
+            "check_positive_only_tag_during_fit",
+            "check_sample_weight_equivalence_on_dense_data",
+        )
+    },
     FVBMPseudoLikelihood: {
         "check_positive_only_tag_during_fit": (
             "feeds continuous data with negative values directly (not through "
@@ -109,6 +121,17 @@ def _binarised_X(estimator, X, X_test=None, **kwargs):
         return (A > threshold).astype(A.dtype)
 
     return binarise(X) if X_test is None else (binarise(X), binarise(X_test))
+
+
+def _codes_X(estimator, X, X_test=None, **kwargs):
+    """Data cut at each column's tertiles into the state codes 0, 1, 2 (a
+    Potts model's domain), as a user's KBinsDiscretizer would."""
+    edges = np.quantile(X, [1 / 3, 2 / 3], axis=0)
+
+    def cut(A):
+        return ((A > edges[0]).astype(np.int64) + (A > edges[1])).astype(A.dtype)
+
+    return cut(X) if X_test is None else (cut(X), cut(X_test))
 
 
 def _unit_interval_X(estimator, X, X_test=None, **kwargs):
@@ -146,6 +169,7 @@ DOMAINS = {
     DCPBernoulliRBM: {"map_X": _unit_interval_X},
     FrankWolfeRBM: {"map_X": _unit_interval_X},
     FVBMPseudoLikelihood: {"map_X": _binarised_X},
+    PottsPseudoLikelihood: {"map_X": _codes_X},
     ConditionalRBMRegressor: {"map_X": _standardised_X, "map_y": _binary_y},
 }
 

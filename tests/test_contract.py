@@ -47,6 +47,7 @@ from sklearn_rbm import (
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
     GaussianBernoulliRBM,
+    PottsPseudoLikelihood,
     datasets,
     inference,
     likelihood,
@@ -123,6 +124,8 @@ SIZE_PARAMETERS = {
     "ais_n_chains",
     "max_components",
     "n_samples_per_step",
+    "n_states",
+    "history",
 }
 #: Integer hyperparameters that count work (epochs, iterations, steps): 10**9
 #: is the user's time budget, not an allocation; out-of-range values are errors.
@@ -408,6 +411,16 @@ def method_surfaces(estimator, queries=True):
         surfaces.append(
             surface("confidence_intervals", {"alpha": 0.05}, {}, reals=("alpha",))
         )
+    if isinstance(estimator, PottsPseudoLikelihood):
+        surfaces += [
+            surface("energy", {"X": X[:6]}),
+            surface(
+                "contact_scores", {"apc": True, "include_gap": True}, {},
+                extra=(Case("apc: 'yes'", {"apc": "yes"}, ("apc",)),
+                       Case("include_gap: None", {"include_gap": None},
+                            ("include_gap",))),
+            ),
+        ]  # fmt: skip
     return surfaces
 
 
@@ -563,6 +576,49 @@ def function_surfaces():
                 {"coupling": "matrix", "intercept": "vector"},
                 sizes=("n_samples",), counts=("burn_in", "thinning"),
                 extra=(Case("method: 'magic'", {"method": "magic"}, ("method",)),)),
+    ] + _sequence_surfaces()  # fmt: skip
+
+
+def _alignment_file():
+    """A tiny FASTA file, removed when the tests end."""
+    folder = tempfile.mkdtemp(prefix="sklearn-rbm-alignment-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = os.path.join(folder, "tiny.fasta")
+    with open(path, "w") as stream:
+        stream.write(">a\nAC-DE\n>b\nACFDE\n>c\nKLMNP\n")
+    return path
+
+
+def _sequence_surfaces():
+    if "sequences" not in PUBLIC_MODULES:  # pragma: no cover - other branches
+        return []
+    f = _function
+    S = PUBLIC_MODULES["sequences"]
+    codes = training_data(PottsPseudoLikelihood())[0][:8]
+    rng = np.random.RandomState(1)
+    scores = rng.random_sample((8, 8))
+    scores = (scores + scores.T).astype(np.float16).astype(np.float64)
+    contacts = (scores > 1.0).astype(np.float64)
+    return [
+        Surface("sequences.read_alignment", "", f(S.read_alignment),
+                {"path_or_file": _alignment_file()},
+                extra=(Case("path_or_file: missing", {"path_or_file": "/nonexistent"},
+                            ("path_or_file",), expect=frozenset({"error"})),
+                       Case("path_or_file: 3", {"path_or_file": 3}, ("path_or_file",)),
+                       Case("alphabet: 'A'", {"alphabet": "A"}, ("alphabet",)),
+                       Case("alphabet: 3", {"alphabet": 3}, ("alphabet",)))),
+        Surface("sequences.sequence_weights", "", f(S.sequence_weights),
+                {"X": codes, "identity": 0.8}, {"X": "data"}, reals=("identity",)),
+        Surface("sequences.apc", "", f(S.apc), {"scores": scores},
+                {"scores": "matrix"}),
+        Surface("sequences.top_contacts", "", f(S.top_contacts),
+                {"scores": scores, "min_separation": 2, "n_top": 3},
+                {"scores": "matrix"}, sizes=("n_top",), counts=("min_separation",)),
+        Surface("sequences.contact_precision", "", f(S.contact_precision),
+                {"scores": scores, "contacts": contacts, "n_top": 3,
+                 "min_separation": 2},
+                {"scores": "matrix", "contacts": "matrix"}, sizes=("n_top",),
+                counts=("min_separation",)),
     ]  # fmt: skip
 
 

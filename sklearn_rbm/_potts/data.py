@@ -1,0 +1,99 @@
+"""Integer-coded sequence data: checking codes, collapsing duplicated rows
+into weights, and plmc's sequence weights."""
+
+import math
+import numbers
+
+import numpy as np
+
+from .._core.utils import check_memory
+from . import kernels
+
+#: Largest number of states: codes are stored as uint8.
+MAX_STATES = 255
+
+
+def check_codes(X, name, n_states=None):
+    """``X`` (already a 2-D numeric array) as uint8 codes in ``0..n_states-1``;
+    a ValueError naming ``name`` otherwise."""
+    X = np.asarray(X)
+    if X.dtype.kind == "O":
+        try:
+            X = X.astype(np.float64)
+        except (TypeError, ValueError) as error:
+            raise TypeError(
+                f"{name} must hold integer state codes; its objects are not "
+                f"numbers: {error}."
+            ) from error
+    if X.dtype.kind == "b":
+        X = X.astype(np.uint8)
+    if X.dtype.kind not in "iuf":
+        raise ValueError(
+            f"{name} must hold integer state codes, got dtype {X.dtype}. Read "
+            "alignments with sklearn_rbm.sequences.read_alignment."
+        )
+    if X.dtype.kind == "f":
+        if not np.all(np.isfinite(X)):
+            raise ValueError(f"{name} holds NaN or infinity; it must hold state codes.")
+        if np.any(X != np.round(X)):
+            raise ValueError(
+                f"{name} must hold integer state codes 0, 1, ..., q-1; found "
+                f"the non-integer value {X[X != np.round(X)][0]!r}."
+            )
+    if X.size and X.min() < 0:
+        raise ValueError(
+            f"{name} must hold state codes 0, 1, ..., q-1; found {X.min()!r}."
+        )
+    limit = MAX_STATES if n_states is None else n_states
+    if X.size and X.max() >= limit:
+        raise ValueError(
+            f"{name} holds the code {X.max()!r}, but codes must be below "
+            f"n_states={limit}"
+            + (
+                "; set n_states to the size of the alphabet."
+                if n_states is not None
+                else f" (at most {MAX_STATES} states)."
+            )
+        )
+    return np.ascontiguousarray(X, dtype=np.uint8)
+
+
+def distinct_rows(X, weights):
+    """The distinct rows of ``X`` with the summed ``weights`` of their copies,
+    and the index of each row's distinct row."""
+    rows, inverse = np.unique(X, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    return rows, np.bincount(inverse, weights=weights, minlength=rows.shape[0]), inverse
+
+
+def sequence_weights(X, identity):
+    """``1 / (number of rows at least identity * L identical to the row)``,
+    itself included, gaps counted as letters (plmc's reweighting, with
+    ``identity = 1 - theta``)."""
+    n, L = X.shape
+    check_memory(
+        2 * n * 8 + L * n,
+        f"sequence_weights of {n} sequences",
+        "Weight a subsample of the sequences.",
+    )
+    rows, multiplicity, inverse = distinct_rows(X, np.ones(n))
+    # plmc compares the integer identity with (1 - theta) * L: the same
+    # threshold as the smallest integer >= identity * L.
+    threshold = min(max(math.ceil(identity * L), 0), L)
+    counts = kernels.neighbour_counts(
+        np.ascontiguousarray(rows.T), multiplicity, threshold
+    )
+    return 1.0 / counts[inverse]
+
+
+def check_identity(identity):
+    if (
+        isinstance(identity, bool)
+        or not isinstance(identity, numbers.Real)
+        or not 0.0 <= identity <= 1.0
+    ):
+        raise ValueError(
+            f"identity must be a fraction in [0, 1] (0.8 is plmc's and "
+            f"CCMpred's default), got {identity!r}."
+        )
+    return float(identity)

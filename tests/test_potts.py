@@ -1,0 +1,273 @@
+"""PottsPseudoLikelihood against independent truth: finite differences,
+brute-force pseudo-likelihood maxima and log-likelihoods on tiny models, the
+two-state FVBM, and couplings recovered from a known sparse model."""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.optimize
+from scipy.special import logsumexp
+
+from sklearn_rbm import FVBMPseudoLikelihood, PottsPseudoLikelihood
+from sklearn_rbm._potts import kernels
+from sklearn_rbm._potts.model import (
+    PairLayout,
+    PseudoLikelihoodObjective,
+    zero_sum_gauge,
+)
+from sklearn_rbm.datasets import make_fvbm
+
+
+def _random_model(L, q, rng, scale=0.5):
+    layout = PairLayout(L, q)
+    theta = rng.normal(0.0, scale, layout.size)
+    h, e = layout.split(theta)
+    return layout, theta, h.copy(), layout.symmetric(e)
+
+
+def _naive_energy(x, h, J):
+    L = len(x)
+    return sum(h[i, x[i]] for i in range(L)) + sum(
+        J[i, j, x[i], x[j]] for i in range(L) for j in range(i + 1, L)
+    )
+
+
+def _naive_objective(theta, X, w, layout, lambda_h, lambda_e):
+    """plmc's objective written from its definition, state by state."""
+    h, e = layout.split(theta)
+    J = layout.symmetric(e)
+    q = layout.q
+    total = 0.0
+    for x, weight in zip(X, w, strict=True):
+        for i in range(layout.L):
+            energies = []
+            for a in range(q):
+                y = list(x)
+                y[i] = a
+                energies.append(_naive_energy(y, h, J))
+            total -= weight * (energies[x[i]] - logsumexp(energies))
+    return total + lambda_h * np.sum(h**2) + lambda_e * np.sum(e**2)
+
+
+def _numpy_objective(theta, X, w, layout, lambda_h, lambda_e):
+    """The same objective vectorised with numpy (one-hot einsum), for the
+    brute-force minimisation."""
+    h, e = layout.split(theta)
+    J = layout.symmetric(e)
+    Y = np.eye(layout.q)[X]  # (n, L, q)
+    fields = h + np.einsum("ijab,njb->nia", J, Y)
+    log_cond = fields - logsumexp(fields, axis=2, keepdims=True)
+    data = -np.einsum("n,nia,nia->", w, Y, log_cond)
+    return data + lambda_h * np.sum(h**2) + lambda_e * np.sum(e**2)
+
+
+def _tiny_data(L=4, q=3, n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, q, size=(n, L)).astype(np.uint8)
+    X[:, 1] = np.where(rng.random(n) < 0.7, X[:, 0], X[:, 1])  # a coupling
+    X[:10] = X[10:20]  # duplicated rows
+    w = rng.uniform(0.2, 1.5, n)
+    return X, w
+
+
+def test_gradient_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    X, w = _tiny_data()
+    layout, theta, _, _ = _random_model(4, 3, rng)
+    objective = PseudoLikelihoodObjective(X, w, layout, 0.3, 0.7)
+    value, grad = objective(theta)
+    assert value == pytest.approx(_naive_objective(theta, X, w, layout, 0.3, 0.7))
+    numeric = scipy.optimize.approx_fprime(theta, lambda t: objective(t)[0], 1e-6)
+    assert np.allclose(grad, numeric, rtol=1e-4, atol=1e-4)
+
+
+def test_fit_reaches_the_brute_force_pseudo_likelihood_maximum():
+    X, w = _tiny_data()
+    layout = PairLayout(4, 3)
+    lambda_h, lambda_e = 0.5, 2.0
+    theta = np.random.default_rng(1).normal(size=layout.size)
+    assert _numpy_objective(theta, X, w, layout, 0.5, 2.0) == pytest.approx(
+        _naive_objective(theta, X, w, layout, 0.5, 2.0)
+    )
+    brute = scipy.optimize.minimize(
+        _numpy_objective, np.zeros(layout.size),
+        args=(X, w, layout, lambda_h, lambda_e), method="BFGS",
+        options={"gtol": 1e-7},
+    )  # fmt: skip
+    potts = PottsPseudoLikelihood(
+        n_states=3, lambda_h=lambda_h, lambda_e=lambda_e, tol=1e-12, max_iter=2000
+    ).fit(X, sample_weight=w)
+    assert potts.objective_ == pytest.approx(brute.fun, rel=1e-7)
+    h, e = layout.split(brute.x)
+    h0, J0 = zero_sum_gauge(h, layout.symmetric(e))
+    assert np.allclose(potts.coupling_, J0, atol=2e-4)
+    assert np.allclose(potts.intercept_, h0, atol=2e-4)
+
+
+def test_duplicated_rows_are_weights():
+    X, _ = _tiny_data()
+    doubled = PottsPseudoLikelihood(lambda_e=1.0, tol=1e-12).fit(np.concatenate([X, X]))
+    weighted = PottsPseudoLikelihood(lambda_e=1.0, tol=1e-12).fit(
+        X, sample_weight=np.full(len(X), 2.0)
+    )
+    assert np.allclose(doubled.coupling_, weighted.coupling_, atol=1e-6)
+
+
+def test_zero_sum_gauge_keeps_the_distribution():
+    rng = np.random.default_rng(3)
+    layout, _, h, J = _random_model(3, 3, rng)
+    h0, J0 = zero_sum_gauge(h, J)
+    assert np.allclose(J0.sum(axis=2), 0) and np.allclose(J0.sum(axis=3), 0)
+    assert np.allclose(J0, J0.transpose(1, 0, 3, 2))
+    states = np.array(list(itertools.product(range(3), repeat=3)), dtype=np.uint8)
+    diff = kernels.energies(states, h, J) - kernels.energies(states, h0, J0)
+    assert np.ptp(diff) < 1e-12  # a constant shift only
+
+
+def test_score_is_the_exact_log_likelihood():
+    X, w = _tiny_data()
+    potts = PottsPseudoLikelihood(lambda_e=1.0).fit(X, sample_weight=w)
+    states = list(itertools.product(range(3), repeat=4))
+    log_z = logsumexp(
+        [_naive_energy(s, potts.intercept_, potts.coupling_) for s in states]
+    )
+    expected = [
+        _naive_energy(x, potts.intercept_, potts.coupling_) - log_z for x in X[:7]
+    ]
+    assert np.allclose(potts.score_samples(X[:7]), expected)
+    assert potts.log_partition_.method == "exact"
+    # The pseudo-likelihood under its own name: sum of the site conditionals.
+    x = X[0]
+    manual = 0.0
+    for i in range(4):
+        e = [_naive_energy([*x[:i], a, *x[i + 1:]], potts.intercept_, potts.coupling_)
+             for a in range(3)]  # fmt: skip
+        manual += e[x[i]] - logsumexp(e)
+    assert potts.pseudo_log_likelihood(X[:1])[0] == pytest.approx(manual)
+    assert potts.energy(X[:1])[0] == pytest.approx(
+        _naive_energy(x, potts.intercept_, potts.coupling_)
+    )
+
+
+def test_ais_agrees_with_enumeration():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 3, size=(300, 7)).astype(np.uint8)
+    X[:, 3] = X[:, 2]
+    exact = PottsPseudoLikelihood(lambda_e=2.0, random_state=0).fit(X)
+    ais = PottsPseudoLikelihood(
+        lambda_e=2.0, score_method="ais", ais_betas=300, random_state=0
+    ).fit(X)
+    lz = ais.log_partition_function()
+    assert lz.method == "ais"
+    assert abs(lz.log_z - exact.log_partition_function().log_z) < 0.05
+    assert lz.lower - 0.05 <= exact.log_partition_.log_z <= lz.upper + 0.05
+
+
+def test_two_states_reach_the_fvbm_maximiser():
+    """With q = 2 the Potts model is the FVBM: x = 2 v - 1, b_i = h_i(1) and
+    M_ij = J_ij(1, 1) in the zero-sum gauge. The L2 penalties differ by the
+    gauge (the Potts one acts on gauge-free blocks), so both are made small
+    and the fitted conditionals compared."""
+    spins, _, _ = make_fvbm(3000, 5, coupling_variance=0.2, random_state=0)
+    v = ((spins + 1) // 2).astype(np.uint8)
+    fvbm = FVBMPseudoLikelihood(alpha=1e-7, compute_std=False).fit(spins)
+    potts = PottsPseudoLikelihood(lambda_h=1e-4, lambda_e=1e-4, tol=1e-14).fit(v)
+    assert np.allclose(potts.intercept_[:, 1], fvbm.intercept_, atol=2e-3)
+    assert np.allclose(potts.coupling_[:, :, 1, 1], fvbm.coupling_, atol=2e-3)
+    states = np.array(list(itertools.product((0, 1), repeat=5)), dtype=np.uint8)
+    Jt = np.ascontiguousarray(potts.coupling_.transpose(0, 1, 3, 2))
+    log_cond = kernels.site_log_conditionals(states, potts.intercept_, Jt)
+    s = 2.0 * states - 1.0
+    field = fvbm.intercept_ + s @ fvbm.coupling_
+    expected = -np.logaddexp(0, -2 * s * field)
+    assert np.allclose(log_cond, expected, atol=2e-3)
+
+
+def _sparse_potts(L, q, edges, rng, strength=1.2):
+    h = rng.normal(0, 0.3, (L, q))
+    J = np.zeros((L, L, q, q))
+    for i, j in edges:
+        block = rng.normal(0, strength, (q, q))
+        J[i, j] = block
+        J[j, i] = block.T
+    return zero_sum_gauge(h, J)
+
+
+def test_couplings_recovered_from_a_known_sparse_model():
+    rng = np.random.default_rng(5)
+    L, q = 40, 4
+    perm = rng.permutation(L)
+    edges = {tuple(sorted((int(perm[k]), int(perm[k + 1])))) for k in range(0, L, 2)}
+    edges |= {
+        tuple(sorted((int(perm[k]), int(perm[(k + 3) % L])))) for k in range(0, L, 4)
+    }
+    h, J = _sparse_potts(L, q, edges, rng)
+    Jt = np.ascontiguousarray(J.transpose(0, 1, 3, 2))
+    start = rng.integers(0, q, size=(20, L))
+    X = kernels.gibbs_sample(h, Jt, start, 150, 200, 3, np.random.default_rng(0))
+    potts = PottsPseudoLikelihood(n_states=q, lambda_e=1.0).fit(X)
+    scores = potts.contact_scores(apc=False, include_gap=True)
+    iu = np.triu_indices(L, 1)
+    top = np.argsort(-scores[iu], kind="stable")[: len(edges)]
+    found = {(int(iu[0][k]), int(iu[1][k])) for k in top}
+    assert found == edges
+
+
+def test_sampling_is_reproducible_and_follows_the_model():
+    X, w = _tiny_data()
+    potts = PottsPseudoLikelihood(lambda_e=1.0, random_state=0).fit(X, sample_weight=w)
+    a = potts.sample(3000, burn_in=50, thinning=2)
+    assert np.array_equal(a, potts.sample(3000, burn_in=50, thinning=2))
+    assert a.dtype == np.uint8 and a.shape == (3000, 4)
+    states = np.array(list(itertools.product(range(3), repeat=4)), dtype=np.uint8)
+    p = np.exp(potts.score_samples(states))
+    codes = a.astype(int) @ (3 ** np.arange(4)[::-1])
+    empirical = np.bincount(codes, minlength=81) / len(a)
+    assert 0.5 * np.abs(empirical - p).sum() < 0.08  # total variation
+
+
+def test_contact_scores_are_symmetric_with_zero_diagonal():
+    X, w = _tiny_data()
+    potts = PottsPseudoLikelihood(lambda_e=1.0).fit(X)
+    for apc in (True, False):
+        for gap in (True, False):
+            S = potts.contact_scores(apc=apc, include_gap=gap)
+            assert np.allclose(S, S.T) and np.all(np.diag(S) == 0)
+    raw = potts.contact_scores(apc=False, include_gap=True)
+    assert raw[0, 1] == pytest.approx(np.linalg.norm(potts.coupling_[0, 1]))
+    assert np.argmax(raw[0]) == 1  # the planted coupling
+
+
+def test_bad_codes_are_refused_with_clear_errors():
+    X, _ = _tiny_data()
+    with pytest.raises(ValueError, match="n_states=3"):
+        PottsPseudoLikelihood(n_states=3).fit(np.where(X == 2, 5, X))
+    with pytest.raises(ValueError, match="state codes"):
+        PottsPseudoLikelihood().fit(X.astype(float) - 1)
+    with pytest.raises(ValueError, match="non-integer"):
+        PottsPseudoLikelihood().fit(X + 0.5)
+    with pytest.raises(ValueError, match="sample_weight"):
+        PottsPseudoLikelihood().fit(X, sample_weight=-np.ones(len(X)))
+    potts = PottsPseudoLikelihood().fit(X)
+    with pytest.raises(ValueError, match="n_states=3"):
+        potts.score_samples(X + 1)
+    with pytest.raises(ValueError, match="features"):
+        potts.energy(X[:, :3])
+
+
+def test_fit_does_not_depend_on_the_thread_count():
+    X, w = _tiny_data(L=6, n=80)
+    one = PottsPseudoLikelihood(n_jobs=1).fit(X, sample_weight=w)
+    two = PottsPseudoLikelihood(n_jobs=2).fit(X, sample_weight=w)
+    assert np.array_equal(one.coupling_, two.coupling_)
+    assert np.array_equal(one.intercept_, two.intercept_)
+
+
+def test_memory_is_checked_with_the_formula_in_the_message(monkeypatch):
+    from sklearn_rbm._core import utils
+
+    monkeypatch.setattr(utils, "_machine_memory", lambda: 24 * 2**30)
+    X = np.zeros((2, 1000), dtype=np.uint8)
+    with pytest.raises(MemoryError, match=r"\(5 \+ history\) \* L\^2 \* q\^2 \* 8"):
+        PottsPseudoLikelihood(n_states=21).fit(X)
