@@ -23,8 +23,9 @@ GaussianBernoulliRBM
 Public modules: :mod:`sklearn_rbm.likelihood` (exact and AIS log partition
 functions), :mod:`sklearn_rbm.inference` (belief propagation, mean field,
 exact marginals), :mod:`sklearn_rbm.datasets` and
-:mod:`sklearn_rbm.sequences` (alignments, sequence weights, contacts). The arithmetic lives in numba
-kernels under ``sklearn_rbm._numerics``.
+:mod:`sklearn_rbm.sequences` (alignments, sequence weights, contacts). The
+arithmetic lives in numba kernels beside each family and under
+``sklearn_rbm._numerics``.
 """
 
 from ._conditional.estimator import ConditionalRBMRegressor

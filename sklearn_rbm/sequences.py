@@ -137,8 +137,10 @@ def _square_scores(scores):
 
 @validate_params({"scores": ["array-like"]}, prefer_skip_nested_validation=True)
 def apc(scores):
-    """Average product correction ``S_ij - S_i. S_.j / S_..`` (Dunn, Wahl &
-    Gloor 2008), with means over the off-diagonal entries as in plmc.
+    """Average product correction of contact scores.
+
+    ``S_ij - S_i. S_.j / S_..`` (Dunn, Wahl & Gloor 2008), with means over
+    the off-diagonal entries as in plmc.
 
     Parameters
     ----------

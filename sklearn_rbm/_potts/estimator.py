@@ -178,9 +178,9 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn_rbm.FVBMPseudoLikelihood : the two-state model with its own
+    sklearn_rbm.FVBMPseudoLikelihood : The two-state model with its own
         Newton solvers.
-    sklearn_rbm.sequences : reading alignments, sequence weights, APC and
+    sklearn_rbm.sequences : Reading alignments, sequence weights, APC and
         contact precision.
 
     References
@@ -396,6 +396,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         Returns
         -------
         log_pl : ndarray of shape (n_samples,)
+            The log pseudo-likelihood of each sequence.
         """
         X = self._codes(X)
         terms = kernels.site_log_conditionals(X, self.intercept_, self._site_major())
@@ -416,6 +417,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         Returns
         -------
         energy : ndarray of shape (n_samples,)
+            ``E(x)`` of each sequence (``log p~(x)``: higher is more probable).
         """
         return kernels.energies(self._codes(X), self.intercept_, self.coupling_)
 
