@@ -19,6 +19,7 @@ from sklearn.utils import Bunch, check_random_state
 from ._core.sklearn_compat import Interval, StrOptions, validate_params
 from ._core.utils import as_real_array, check_memory, kernel_rng
 from ._fvbm import model as _fvbm_model
+from ._potts import kernels as _potts_kernels
 
 __all__ = [
     "make_bars_and_stripes",
@@ -30,6 +31,7 @@ __all__ = [
     "occlude_patches",
     "make_fvbm",
     "sample_fvbm",
+    "make_potts",
 ]
 
 
@@ -644,3 +646,108 @@ def make_fvbm(
     intercept = rng.normal(0.0, np.sqrt(intercept_variance), n_features)
     X = sample_fvbm(coupling, intercept, n_samples, random_state=rng)
     return X, coupling, intercept
+
+
+@validate_params(
+    {
+        "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_sites": [Interval(numbers.Integral, 2, None, closed="left")],
+        "n_states": [Interval(numbers.Integral, 2, 255, closed="both")],
+        "coupling_scale": [Interval(numbers.Real, 0, 100, closed="both")],
+        "burn_in": [Interval(numbers.Integral, 0, None, closed="left")],
+        "thinning": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_potts(
+    n_samples,
+    n_sites,
+    n_states=4,
+    *,
+    coupling_scale=1.2,
+    burn_in=200,
+    thinning=3,
+    random_state=None,
+):
+    """Sequences from a random sparse Potts model, and its contact map.
+
+    The sites are paired at random (one partner each; the last one alone when
+    ``n_sites`` is odd) and every pair gets a ``q x q`` coupling block of
+    independent normals with standard deviation ``coupling_scale``; the fields
+    are normals with standard deviation 0.3. The sequences are drawn by Gibbs
+    sampling from uniform random starts (16 chains, ``burn_in`` sweeps, then
+    one state every ``thinning`` sweeps). A model whose true contacts are
+    known, for direct coupling analysis with
+    :class:`~sklearn_rbm.PottsPseudoLikelihood`.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of sequences.
+    n_sites : int
+        Sequence length ``L``.
+    n_states : int, default=4
+        States per site ``q`` (at most 255: codes are uint8).
+    coupling_scale : float, default=1.2
+        Standard deviation of the coupling entries of a coupled pair.
+    burn_in : int, default=200
+        Gibbs sweeps discarded at the start of each chain.
+    thinning : int, default=3
+        Gibbs sweeps between two kept states of a chain.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the model and of the draws.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_sites), dtype uint8
+        State codes in ``0 .. n_states - 1``.
+    contacts : ndarray of shape (n_sites, n_sites), dtype bool
+        True for the coupled pairs (symmetric).
+    coupling : ndarray of shape (n_sites, n_sites, n_states, n_states)
+        The true couplings ``J_ij(a, b)``, with ``coupling[j, i] =
+        coupling[i, j].T``.
+    intercept : ndarray of shape (n_sites, n_states)
+        The true fields ``h_i(a)``.
+
+    Examples
+    --------
+    >>> from sklearn_rbm.datasets import make_potts
+    >>> X, contacts, coupling, intercept = make_potts(50, 6, random_state=0)
+    >>> X.shape, int(contacts.sum()), coupling.shape
+    ((50, 6), 6, (6, 6, 4, 4))
+    """
+    L, q = n_sites, n_states
+    _check_size(L * L * q * q, f"n_sites={L} with n_states={q}", "Use fewer sites.")
+    check_memory(
+        n_samples * L + 16 * L,
+        f"n_samples={n_samples} sequences of {L} sites",
+        "Draw fewer sequences.",
+    )
+    work = float(16 + n_samples) * (burn_in + thinning) * L * q
+    if work > 1e11:
+        raise ValueError(
+            f"make_potts(n_samples={n_samples}, n_sites={L}, burn_in={burn_in}, "
+            f"thinning={thinning}) needs about {work:.1e} operations (sweeps x "
+            "L q), more than the limit 1e+11 (minutes). Draw fewer sequences or "
+            "sweeps."
+        )
+    rng = check_random_state(random_state)
+    order = rng.permutation(L)
+    contacts = np.zeros((L, L), dtype=bool)
+    coupling = np.zeros((L, L, q, q))
+    # With an odd L the last site of the permutation stays alone.
+    for i, j in zip(order[0::2], order[1::2], strict=False):
+        block = rng.normal(0.0, coupling_scale, (q, q))
+        coupling[i, j], coupling[j, i] = block, block.T
+        contacts[i, j] = contacts[j, i] = True
+    intercept = rng.normal(0.0, 0.3, (L, q))
+    n_chains = min(n_samples, 16)
+    per_chain = -(-n_samples // n_chains)
+    stream = kernel_rng(rng)
+    start = stream.integers(0, q, size=(n_chains, L))
+    site_major = np.ascontiguousarray(coupling.transpose(0, 1, 3, 2))
+    X = _potts_kernels.gibbs_sample(
+        intercept, site_major, start, per_chain, burn_in, thinning, stream
+    )
+    return X[:n_samples], contacts, coupling, intercept

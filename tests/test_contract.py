@@ -576,6 +576,10 @@ def function_surfaces():
                 {"coupling": "matrix", "intercept": "vector"},
                 sizes=("n_samples",), counts=("burn_in", "thinning"),
                 extra=(Case("method: 'magic'", {"method": "magic"}, ("method",)),)),
+        Surface("datasets.make_potts", "", f(D.make_potts),
+                {"n_samples": 5, "n_sites": 4, "random_state": 0},
+                sizes=("n_samples", "n_sites", "n_states"),
+                counts=("burn_in", "thinning"), reals=("coupling_scale",)),
     ] + _sequence_surfaces()  # fmt: skip
 
 

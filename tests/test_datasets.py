@@ -166,3 +166,23 @@ def test_load_fashion_mnist_installed():
     X, y = load_fashion_mnist("test")
     assert X.shape == (10_000, 784) and 0.0 <= X.min() and X.max() == 1.0
     np.testing.assert_array_equal(np.bincount(y), np.full(10, 1000))
+
+
+def test_make_potts_draws_from_a_sparse_model_whose_contacts_are_found():
+    """Each site has at most one partner, the couplings are transposes of each
+    other, codes are in range, the same seed gives the same draws, and a
+    pseudo-likelihood fit ranks the true pairs first."""
+    from sklearn_rbm import PottsPseudoLikelihood
+    from sklearn_rbm.datasets import make_potts
+    from sklearn_rbm.sequences import contact_precision
+
+    X, contacts, coupling, intercept = make_potts(2000, 11, 3, random_state=0)
+    assert X.shape == (2000, 11) and X.dtype == np.uint8 and X.max() < 3
+    assert np.array_equal(contacts, contacts.T) and contacts.sum(axis=1).max() == 1
+    assert contacts.sum() == 10  # five pairs, one site alone
+    np.testing.assert_array_equal(coupling, coupling.transpose(1, 0, 3, 2))
+    assert not np.any(coupling[~contacts])
+    again = make_potts(2000, 11, 3, random_state=0)[0]
+    np.testing.assert_array_equal(X, again)
+    scores = PottsPseudoLikelihood(n_states=3).fit(X).contact_scores()
+    assert contact_precision(scores, contacts, 5, min_separation=1) == 1.0
