@@ -354,13 +354,13 @@ def base_log_partition(base, W):
 
 
 def log_partition_ais_of(W, b, c, base_rate=None, n_chains=100, betas=None,
-                         random_state=None):  # fmt: skip
+                         random_state=None, return_states=False):  # fmt: skip
     """``likelihood.log_partition_ais`` without its parameter validation."""
     W, b, c = _check_rbm(W, b, c)
     base = check_base_rate(base_rate, W)
     return run_ais(
         units_of(b), units_of(c), W, base, ais_betas(1000 if betas is None else betas),
-        n_chains, random_state, base_log_partition(base, W),
+        n_chains, random_state, base_log_partition(base, W), return_states,
     )  # fmt: skip
 
 

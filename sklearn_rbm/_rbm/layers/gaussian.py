@@ -682,7 +682,7 @@ def base_log_partition(base_sigma, n_hidden):
 
 def log_partition_ais_of(components, intercept_visible, intercept_hidden, sigma,
                          base_mean=None, base_sigma=None, n_chains=100, betas=None,
-                         random_state=None):  # fmt: skip
+                         random_state=None, return_states=False):  # fmt: skip
     """``likelihood.gaussian_log_partition_ais`` without its parameter validation."""
     W, b, c, sigma = check_gaussian_rbm(
         components, intercept_visible, intercept_hidden, sigma
@@ -691,7 +691,7 @@ def log_partition_ais_of(components, intercept_visible, intercept_hidden, sigma,
     return run_ais(
         GaussianUnits(b, sigma), bernoulli_units_of(c), W, (base_mean, base_sigma),
         ais_betas(1000 if betas is None else betas), n_chains, random_state,
-        base_log_partition(base_sigma, W.shape[0]),
+        base_log_partition(base_sigma, W.shape[0]), return_states,
     )  # fmt: skip
 
 
