@@ -310,7 +310,14 @@ def test_bracket_holds_the_exact_likelihood_and_narrows(digits_rbm):
     assert abs(widths[2]) < widths[0] / 5
 
 
-def test_bounds_are_the_two_estimates_at_the_same_settings(digits_rbm):
+def test_bounds_are_the_two_estimates_widened_by_their_errors(digits_rbm):
+    """``upper`` is ``mean(-F)`` minus the lower end of the AIS band (the same
+    run as ``log_partition_ais``); ``lower`` is below the mean RAISE estimate
+    from the base fitted to the forward chains' last states (by its margin of
+    three standard errors)."""
+    from sklearn_rbm._partition.reverse_ais import _reverse_schedule
+    from sklearn_rbm._rbm.layers.bernoulli import log_partition_ais_of
+
     rbm, T, _ = digits_rbm
     args = (rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_)
     settings = dict(base_rate=rbm.base_rate_bias_, n_chains=10, betas=50)
@@ -319,10 +326,16 @@ def test_bounds_are_the_two_estimates_at_the_same_settings(digits_rbm):
         "lower",
         "upper",
     )
-    ais = log_partition_ais(*args, **settings, random_state=3)
-    assert bounds.upper == np.mean(-free_energy(T[:20], *args) - ais.log_z)
-    lower = log_likelihood_raise(T[:20], *args, **settings, random_state=3)
-    assert bounds.lower == np.mean(lower)
+    ais, states = log_partition_ais_of(
+        *args, **settings, random_state=3, return_states=True
+    )
+    assert ais == log_partition_ais(*args, **settings, random_state=3)
+    assert bounds.upper == np.mean(-free_energy(T[:20], *args)) - ais.lower
+    lower = log_likelihood_raise(
+        T[:20], *args, base_rate=base_rate_bias(states), n_chains=10,
+        betas=_reverse_schedule(50, 50), random_state=3,
+    )  # fmt: skip
+    assert np.mean(lower) - 0.5 < bounds.lower < np.mean(lower)
 
 
 def test_raise_is_reproducible_and_a_row_does_not_depend_on_the_others(digits_rbm):
@@ -421,12 +434,14 @@ def test_estimator_bounds_use_the_score_settings_and_stream(digits_rbm):
     bounds = rbm.log_likelihood_bounds(X)
     assert isinstance(bounds, LikelihoodBounds)
     assert bounds == rbm.log_likelihood_bounds(X)
-    assert bounds.upper == rbm.set_params(score_method="ais").score(X)
-    alone = [rbm.log_likelihood_bounds(X[i : i + 1]).lower for i in range(6)]
+    ais = rbm.set_params(score_method="ais").log_partition_function()
+    assert bounds.upper == pytest.approx(
+        rbm.score(X) + ais.log_z - ais.lower, rel=1e-12
+    )
     shuffled = rbm.log_likelihood_bounds(X[::-1])
-    assert shuffled.lower == pytest.approx(np.mean(alone), rel=1e-12)
+    assert shuffled == pytest.approx(bounds, rel=1e-12)
     exact = rbm.set_params(score_method="exact").score(X)
-    assert bounds.lower < exact < bounds.upper + 0.5
+    assert bounds.lower < exact < bounds.upper
     with pytest.raises(ValueError, match="binary"):
         rbm.log_likelihood_bounds(X * 0.5)
 
@@ -436,5 +451,6 @@ def test_estimator_bounds_use_the_score_settings_and_stream(digits_rbm):
     ).fit(X_train[:300])  # fmt: skip
     lower, upper = fw.log_likelihood_bounds(X)
     # Three weak units: both ends within Monte Carlo error of the exact value.
-    assert lower == pytest.approx(fw.score(X), abs=0.05)
-    assert upper == pytest.approx(fw.score(X), abs=0.2)
+    assert lower <= fw.score(X) <= upper
+    assert lower == pytest.approx(fw.score(X), abs=0.1)
+    assert upper == pytest.approx(fw.score(X), abs=0.3)
