@@ -101,9 +101,9 @@ def test_crossed_ends_double_the_temperatures_then_warn_and_never_cross():
 
     def forward(schedule):
         counts.append(schedule.size)
-        return LogPartition(0.0, 0.0, 0.0, "ais"), None
+        return LogPartition(0.0, 0.0, 0.0, "ais"), None, np.zeros(3)
 
-    def reverse(schedule, states, seed):
+    def reverse(schedule, states, weights, seed):
         assert schedule.size == counts[-1] and schedule[-1] == 1.0
         return np.array([5.0, 5.0]), np.zeros(2)
 
@@ -122,15 +122,22 @@ def test_crossed_ends_double_the_temperatures_then_warn_and_never_cross():
 
 
 def test_uneven_forward_weights_warn_about_the_infinite_upper_end():
-    def forward(schedule):
-        return LogPartition(0.0, -np.inf, 1.0, "ais"), None
+    """The forward run is doubled (alone: the reverse chains wait) while its
+    band reaches 0, then the warning says what to increase."""
+    counts, reversed_at = [], []
 
-    def reverse(schedule, states, seed):
+    def forward(schedule):
+        counts.append(schedule.size)
+        return LogPartition(0.0, -np.inf, 1.0, "ais"), None, np.zeros(3)
+
+    def reverse(schedule, states, weights, seed):
+        reversed_at.append(schedule.size)
         return np.array([-1.0]), np.zeros(1)
 
     with pytest.warns(UserWarning, match="increase n_chains"):
         lower, upper = reverse_ais._bracket(np.zeros(1), forward, reverse, 10, 0)
     assert lower == -1.0 and upper == np.inf
+    assert counts == [10, 20, 40, 80, 160] and reversed_at == [160]
 
 
 def test_batched_reverse_chains_equal_row_by_row(monkeypatch):

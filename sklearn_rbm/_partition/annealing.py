@@ -177,8 +177,9 @@ def run_ais(units, hidden, W, base, schedule, n_chains, random_state, log_z_base
     """``log Z`` by AIS with its band: :func:`ais_log_weights` on the
     temperatures ``schedule`` (an array from :func:`ais_betas`), seeded by
     ``random_state``; ``log_z_base`` is the base model's ``log Z``. With
-    ``return_states``, also the chains' last visible states (approximate
-    samples of the RBM, which fit the base of reverse annealing)."""
+    ``return_states``, also the chains' last visible states and their log
+    importance weights: weighted, they estimate expectations under the RBM
+    (the base model of reverse annealing is fitted to them)."""
     n_hidden, n_visible = W.shape
     check_chains_memory(n_chains, n_hidden + n_visible, "n_chains")
     with blas_threads_for(n_chains * n_hidden * n_visible):
@@ -187,4 +188,4 @@ def run_ais(units, hidden, W, base, schedule, n_chains, random_state, log_z_base
         )
     check_log_weights(log_w, "AIS")
     estimate = LogPartition(*ais_band(log_w, log_z_base), method="ais")
-    return (estimate, states) if return_states else estimate
+    return (estimate, states, log_w) if return_states else estimate

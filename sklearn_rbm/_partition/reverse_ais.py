@@ -13,11 +13,12 @@ from scipy.special import logsumexp
 
 from .._core.sklearn_compat import Interval, validate_params
 from .._core.utils import blas_threads_for, check_chains_memory, child_seed, warn
-from .._rbm.gaussian_kernels import raise_log_weights as _gaussian_raise_log_weights
 from .._rbm.layers.bernoulli import base_log_partition as _base_log_partition
 from .._rbm.layers.bernoulli import base_rate_bias as _base_rate_bias
 from .._rbm.layers.bernoulli import check_base_rate as _check_base_rate
 from .._rbm.layers.bernoulli import log_partition_ais_of as _bernoulli_ais
+from .._rbm.layers.bernoulli import units_of as _bernoulli_units
+from .._rbm.layers.gaussian import GaussianUnits
 from .._rbm.layers.gaussian import base_log_partition as _gaussian_base_log_partition
 from .._rbm.layers.gaussian import check_gaussian_base as _check_gaussian_base
 from .._rbm.layers.gaussian import check_gaussian_rbm as _check_gaussian_rbm
@@ -232,7 +233,8 @@ def _raise_binary(X, W, b, c, base, schedule, n_chains, seed):
     log_mean_w, variance = _reverse_log_mean_weights(
         X,
         lambda block, keys: raise_log_weights(
-            block, W, b, c, base, schedule, n_chains, keys
+            _bernoulli_units(b), _bernoulli_units(c), base, W, block, schedule,
+            n_chains, keys,
         ),
         dtype=W.dtype, n_chains=n_chains, seed=seed,
         work_per_row=n_hidden * n_visible,
@@ -287,9 +289,12 @@ def log_likelihood_bounds(
     does (the annealed model leans towards the data: measured +5 nats on
     MNIST test digits with a 784 x 20 RBM at 1,000 temperatures). RAISE here
     therefore starts from a base fitted to the *RBM*: the base model of the
-    RBM's visible layer fitted to the last states of the forward AIS chains
-    (approximate samples of the RBM). Its annealed model approximates the RBM
-    without leaning towards ``X``. Its temperatures are ``1 - (1 - u)^3``
+    RBM's visible layer fitted to the RBM's mean (and, for Gaussian units,
+    deviation), estimated by the forward AIS chains' last states weighted
+    by their importance weights (unweighted, they over-represent the modes
+    the annealing reaches easily, and the annealed model leans towards
+    the data again). Its annealed model approximates the RBM without
+    leaning towards ``X``. Its temperatures are ``1 - (1 - u)^3``
     for ``u`` evenly spaced (as many as the forward run), dense near
     ``beta = 1`` where the reverse chains leave the data and where the gap
     between ``p_ann`` and ``p`` closes. ``lower`` is the mean estimate minus
@@ -297,7 +302,9 @@ def log_likelihood_bounds(
 
     **Adaptation.** With ``betas`` ``None`` or an int, the temperature count
     starts there and is doubled (at most four times) while the two ends
-    cross. If they still cross, or ``betas`` is an explicit schedule,
+    cross or the forward weights are too uneven for a band (both say the
+    annealing is too short). If they still cross, or ``betas`` is an
+    explicit schedule,
     a warning says what to increase and the pair returned is the span of the
     two estimates: ``lower <= upper`` always.
 
@@ -323,7 +330,7 @@ def log_likelihood_bounds(
     betas : int, {'linear', 'three-segment'}, array-like or None, default=None
         Temperatures. ``None`` or an int ``K`` (``None`` means 1,000): ``K``
         evenly spaced temperatures for forward AIS and ``K`` for RAISE as
-        above, doubled while the ends cross. A name or an array: that
+        above, doubled while the annealing is too short. A name or an array: that
         schedule for both directions, not adapted.
     random_state : int, RandomState instance or None, default=None
         Seed of both directions: forward AIS is
@@ -369,10 +376,11 @@ def log_likelihood_bounds(
             random_state=random_state, return_states=True,
         )  # fmt: skip
 
-    def reverse(schedule, states, seed):
+    def reverse(schedule, states, weights, seed):
         # The Bernoulli layer's base model (logit of the clipped mean) fitted
-        # to the forward chains' last states: a base fitted to the RBM.
-        fitted = _base_rate_bias(states).astype(W.dtype)
+        # to the RBM's mean, estimated from the forward chains' last states.
+        mean = (weights @ states.astype(np.float64))[None, :]
+        fitted = _base_rate_bias(mean).astype(W.dtype)
         return _raise_binary(X, W, b, c, fitted, schedule, n_reverse_chains, seed)
 
     return _bracket(-_free_energy(X, W, b, c), forward, reverse, betas, random_state)
@@ -398,24 +406,41 @@ def _reverse_schedule(betas, count):
 
 def _bracket(neg_free_energy, forward, reverse, betas, random_state):
     """``LikelihoodBounds`` from the forward run ``forward(schedule) ->
-    (LogPartition, states)`` and the reverse one ``reverse(schedule, states,
-    seed) -> (estimates, variances)``, adapting a count of temperatures (see
-    :func:`log_likelihood_bounds`)."""
+    (LogPartition, states, log_weights)`` and the reverse one
+    ``reverse(schedule, states, weights, seed) -> (estimates, variances)``,
+    adapting a count of temperatures (see :func:`log_likelihood_bounds`)."""
     adaptive = betas is None or isinstance(betas, numbers.Integral)
     count = _DEFAULT_TEMPERATURES if betas is None else betas
     mean_neg_free_energy = float(np.mean(neg_free_energy))
     for doubling in range(_MAX_DOUBLINGS + 1):
-        estimate, states = forward(ais_betas(count if adaptive else betas))
+        estimate, states, log_w = forward(ais_betas(count if adaptive else betas))
+        can_double = (
+            adaptive and doubling < _MAX_DOUBLINGS and 2 * count <= MAX_AIS_TEMPERATURES
+        )
+        if can_double and not np.isfinite(estimate.lower):
+            # The forward weights are too uneven for a band: more temperatures
+            # before the (far costlier) reverse chains run.
+            count *= 2
+            continue
+        # Self-normalised importance weights: the weighted last states
+        # estimate expectations under the RBM. Unweighted, they over-represent
+        # the modes the annealing reaches easily, and a base fitted to them
+        # leans RAISE's annealed model back towards the data (measured: +0.2
+        # to +1 nats above the exact value on MNIST 784 x 20; weighted, 1.7
+        # below).
+        weights = np.exp(log_w - log_w.max())
+        weights /= weights.sum()
         seed = child_seed(random_state)
-        estimates, variances = reverse(_reverse_schedule(betas, count), states, seed)
+        estimates, variances = reverse(
+            _reverse_schedule(betas, count), states, weights, seed
+        )
         # The AIS band's lower end is log(mean w - 3 standard errors).
         upper = mean_neg_free_energy - estimate.lower
         # Three standard errors of the mean of independent row estimates.
         margin = 3.0 * np.sqrt(np.sum(variances)) / estimates.shape[0]
         lower = float(np.mean(estimates) - margin)
-        if lower <= upper or not adaptive or doubling == _MAX_DOUBLINGS:
-            break
-        if 2 * count > MAX_AIS_TEMPERATURES:
+        # More temperatures while the ends cross (the annealing is too short).
+        if lower <= upper or not can_double:
             break
         count *= 2
     if not np.isfinite(upper):
@@ -544,8 +569,9 @@ def _raise_gaussian(X, W, b, c, sigma, base_mean, base_sigma, schedule, n_chains
     n_hidden, n_visible = W.shape
     log_mean_w, variance = _reverse_log_mean_weights(
         X,
-        lambda block, keys: _gaussian_raise_log_weights(
-            block, W, b, c, sigma, base_mean, base_sigma, schedule, n_chains, keys
+        lambda block, keys: raise_log_weights(
+            GaussianUnits(b, sigma), _bernoulli_units(c), (base_mean, base_sigma),
+            W, block, schedule, n_chains, keys,
         ),
         dtype=W.dtype, n_chains=n_chains, seed=seed,
         work_per_row=n_hidden * n_visible, binary=False,
@@ -654,13 +680,15 @@ def gaussian_log_likelihood_bounds(
             return_states=True,
         )  # fmt: skip
 
-    def reverse(schedule, states, seed):
-        # Independent Gaussians fitted to the forward chains' last states (a
-        # base fitted to the RBM); an RBM's visible marginal is at least as
-        # wide as its conditional, of deviation sigma.
+    def reverse(schedule, states, weights, seed):
+        # Independent Gaussians fitted to the RBM's means and deviations,
+        # estimated from the forward chains' last states; an RBM's visible
+        # marginal is at least as wide as its conditional, of deviation sigma.
         states = states.astype(np.float64)
-        fitted_mean = states.mean(axis=0).astype(W.dtype)
-        fitted_sigma = np.maximum(states.std(axis=0), sigma).astype(W.dtype)
+        mean = weights @ states
+        deviation = np.sqrt(weights @ (states - mean) ** 2)
+        fitted_mean = mean.astype(W.dtype)
+        fitted_sigma = np.maximum(deviation, sigma).astype(W.dtype)
         return _raise_gaussian(
             X, W, b, c, sigma, fitted_mean, fitted_sigma, schedule,
             n_reverse_chains, seed,

@@ -38,8 +38,9 @@ from ..._core.utils import (
     kernel_array,
     warn_if_not_binary,
 )
+from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
-from ..._numerics.random import new_key, uniform
+from ..._numerics.random import new_key, step_key, uniform
 from ..._numerics.steps import column_sum
 from ..._numerics.vecmath import exp_minus_abs, sigmoid_native, softplus_gap
 from ..._partition.annealing import ais_betas, run_ais
@@ -315,6 +316,17 @@ def _path_sample(units, path, A, W, beta, rng):
     annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
     add_bias_sample_(V, visible_bias, rng)
     return V
+
+
+@implements(base.path_sample_keyed_, BernoulliUnits)
+def _path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
+    base_bias, _, visible_bias = path
+    gemm_(beta, A, W, 0.0, V)
+    annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
+    for e in range(keys.shape[0]):
+        add_bias_sample_keyed_(
+            V[e * n_chains : (e + 1) * n_chains], visible_bias, step_key(keys[e], step)
+        )
 
 
 def units_of(bias, dtype=None):

@@ -61,7 +61,7 @@ from ..._fvbm.kernels import log_partition_exact as _spin_log_partition
 from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
 from ..._numerics.normal import standard_normal
-from ..._numerics.random import new_key
+from ..._numerics.random import new_key, step_key
 from ..._numerics.steps import bias_step_, column_sum
 from ..._partition.annealing import ais_betas, run_ais
 from ..._partition.exact import _check_rbm, check_enumerable, check_rows
@@ -522,6 +522,20 @@ def _path_statistics(units, path, V):
 @implements(base.path_sample, GaussianUnits)
 def _path_sample(units, path, A, W, beta, rng):
     return path_sample_visible(A, W, units.bias, *path, beta, rng)
+
+
+@implements(base.path_sample_keyed_, GaussianUnits)
+def _path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
+    inv_var, base_mean, base_precision = path
+    gemm_(1.0, A, W, 0.0, V)
+    base_part, coupled_part, std = path_visible_conditional(
+        inv_var, base_mean, base_precision, beta
+    )
+    for e in range(keys.shape[0]):
+        _path_sample_visible_(
+            V[e * n_chains : (e + 1) * n_chains], units.bias, base_part,
+            coupled_part, std, step_key(keys[e], step), step_key(keys[e], step + 1),
+        )  # fmt: skip
 
 
 # ------------------------------------------------ the model in closed form
