@@ -301,12 +301,13 @@ def log_likelihood_bounds(
     three standard errors of the chains' Monte Carlo noise.
 
     **Adaptation.** With ``betas`` ``None`` or an int, the temperature count
-    starts there and is doubled (at most four times) while the two ends
-    cross or the forward weights are too uneven for a band (both say the
-    annealing is too short). If they still cross, or ``betas`` is an
-    explicit schedule,
-    a warning says what to increase and the pair returned is the span of the
-    two estimates: ``lower <= upper`` always.
+    starts there; the forward run's count is doubled (at most four times)
+    while its weights are too uneven for a band (cheap: ``n_chains``
+    chains), and both directions' counts are doubled (at most four times)
+    while the two ends cross; both say the annealing is too short. If the
+    ends still cross, or ``betas`` is an explicit schedule, a warning says
+    what to increase and the pair returned is the span of the two
+    estimates: ``lower <= upper`` always.
 
     Parameters
     ----------
@@ -330,7 +331,7 @@ def log_likelihood_bounds(
     betas : int, {'linear', 'three-segment'}, array-like or None, default=None
         Temperatures. ``None`` or an int ``K`` (``None`` means 1,000): ``K``
         evenly spaced temperatures for forward AIS and ``K`` for RAISE as
-        above, doubled while the annealing is too short. A name or an array: that
+        above, adapted as described. A name or an array: that
         schedule for both directions, not adapted.
     random_state : int, RandomState instance or None, default=None
         Seed of both directions: forward AIS is
@@ -411,16 +412,23 @@ def _bracket(neg_free_energy, forward, reverse, betas, random_state):
     adapting a count of temperatures (see :func:`log_likelihood_bounds`)."""
     adaptive = betas is None or isinstance(betas, numbers.Integral)
     count = _DEFAULT_TEMPERATURES if betas is None else betas
+    forward_count, forward_doublings, doublings = count, 0, 0
     mean_neg_free_energy = float(np.mean(neg_free_energy))
-    for doubling in range(_MAX_DOUBLINGS + 1):
-        estimate, states, log_w = forward(ais_betas(count if adaptive else betas))
-        can_double = (
-            adaptive and doubling < _MAX_DOUBLINGS and 2 * count <= MAX_AIS_TEMPERATURES
+    while True:
+        estimate, states, log_w = forward(
+            ais_betas(forward_count if adaptive else betas)
         )
-        if can_double and not np.isfinite(estimate.lower):
-            # The forward weights are too uneven for a band: more temperatures
-            # before the (far costlier) reverse chains run.
-            count *= 2
+        if (
+            adaptive
+            and not np.isfinite(estimate.lower)
+            and forward_doublings < _MAX_DOUBLINGS
+            and 2 * forward_count <= MAX_AIS_TEMPERATURES
+        ):
+            # The forward weights are too uneven for a band: more forward
+            # temperatures (cheap: n_chains chains), the reverse chains (far
+            # costlier) keeping theirs.
+            forward_count *= 2
+            forward_doublings += 1
             continue
         # Self-normalised importance weights: the weighted last states
         # estimate expectations under the RBM. Unweighted, they over-represent
@@ -439,10 +447,16 @@ def _bracket(neg_free_energy, forward, reverse, betas, random_state):
         # Three standard errors of the mean of independent row estimates.
         margin = 3.0 * np.sqrt(np.sum(variances)) / estimates.shape[0]
         lower = float(np.mean(estimates) - margin)
-        # More temperatures while the ends cross (the annealing is too short).
-        if lower <= upper or not can_double:
+        # Both directions get more temperatures while the ends cross (the
+        # annealing is too short).
+        crossed = lower > upper
+        if not (crossed and adaptive and doublings < _MAX_DOUBLINGS):
             break
+        if 2 * max(count, forward_count) > MAX_AIS_TEMPERATURES:
+            break
+        doublings += 1
         count *= 2
+        forward_count = max(forward_count, count)
     if not np.isfinite(upper):
         warn(
             "The forward AIS importance weights are too uneven for a finite "
