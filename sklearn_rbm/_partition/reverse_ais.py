@@ -34,17 +34,19 @@ from .kernels import raise_log_weights
 class LikelihoodBounds(NamedTuple):
     """The mean log-likelihood per sample bracketed from both sides, in nats.
 
-    Both ends are stochastic: each is a bound *in expectation* over the
-    random numbers (see :func:`log_likelihood_bounds` for which sense).
+    Both ends are stochastic, each widened by three standard errors of its
+    Monte Carlo noise, so each is a bound with high probability (see
+    :func:`log_likelihood_bounds` for which sense); ``lower <= upper``.
 
     Attributes
     ----------
     lower : float
-        Mean over the rows of the RAISE estimates of
-        :func:`log_likelihood_raise` (errs low on data typical of the RBM).
+        Mean over the rows of the RAISE estimates (Burda, Grosse &
+        Salakhutdinov 2015) from a base model fitted to the RBM, less three
+        standard errors (errs low).
     upper : float
-        Mean over the rows of ``-F(v) - log Z_AIS`` with ``log Z_AIS`` from
-        :func:`log_partition_ais` (errs high).
+        Mean over the rows of ``-F(v)`` less the lower end of the AIS band of
+        ``log Z`` (Salakhutdinov & Murray 2008; errs high).
     """
 
     lower: float
