@@ -204,6 +204,12 @@ def _random_functions():
         "gaussian_log_likelihood_raise": lambda: (
             likelihood.gaussian_log_likelihood_raise(R, W, b, c, 1.0, **settings)
         ),
+        "log_likelihood_bounds": lambda: np.array(
+            likelihood.log_likelihood_bounds(V, W, b, c, **settings)
+        ),
+        "gaussian_log_likelihood_bounds": lambda: np.array(
+            likelihood.gaussian_log_likelihood_bounds(R, W, b, c, 1.0, **settings)
+        ),
         "make_bars_and_stripes": lambda: datasets.make_bars_and_stripes(
             7, random_state=3
         ),

@@ -679,9 +679,10 @@ def exact_samples(W, b, c, sigma, n_samples, seed):
 
 def test_raise_and_ais_bracket_the_exact_log_density():
     """On tiny models (exact log Z by enumeration) and rows drawn from the
-    model, 1,000 temperatures bracket the exact mean log-density to within
-    the Monte Carlo error of 100 chains (observed under 0.01 nats); with 3
-    temperatures forward AIS errs high, as it does in expectation."""
+    model, 1,000 temperatures bracket the exact mean log-density (each end
+    widened by three Monte Carlo standard errors: a bracket 0.03 to 0.09 nats
+    wide); with 3 temperatures forward AIS errs high, as it does in
+    expectation, and the bracket still holds."""
     errors = {3: [], 1000: []}
     for seed in range(3):
         W, b, c, sigma = random_model(8, 10, seed=seed, scale=0.6)
@@ -693,9 +694,10 @@ def test_raise_and_ais_bracket_the_exact_log_density():
                 n_chains=100, betas=n_betas, random_state=seed,
             )  # fmt: skip
             errors[n_betas].append((lower - exact, upper - exact))
+        for lower_error, upper_error in (errors[3][-1], errors[1000][-1]):
+            assert lower_error <= 0.0 <= upper_error, (seed, errors)
         (lower_error, upper_error) = errors[1000][-1]
-        assert lower_error <= 0.01 and upper_error >= -0.02, (seed, errors)
-        assert upper_error - lower_error < 0.02, (seed, errors)
+        assert upper_error - lower_error < 0.1, (seed, errors)
     assert np.mean([upper for _, upper in errors[3]]) > 0.05, errors
 
 
@@ -724,8 +726,9 @@ def test_estimator_log_likelihood_bounds(digits):
     lower, upper = rbm.log_likelihood_bounds(X_test)
     assert (lower, upper) == rbm.log_likelihood_bounds(X_test)  # bit-identical
     exact = rbm.score(X_test)  # 6 hidden units: enumerated
-    assert lower - 0.05 <= exact <= upper + 0.05, (lower, exact, upper)
-    assert upper == pytest.approx(rbm.set_params(score_method="ais").score(X_test))
+    assert lower <= exact <= upper, (lower, exact, upper)
+    ais = rbm.set_params(score_method="ais").log_partition_function()
+    assert upper == pytest.approx(rbm.score(X_test) + ais.log_z - ais.lower)
 
 
 # ------------------------------------------------------- parallel tempering

@@ -9,6 +9,7 @@ from scipy.special import expit, logsumexp
 
 from sklearn_rbm._core.sklearn_compat import InvalidParameterError
 from sklearn_rbm._partition.kernels import raise_log_weights
+from sklearn_rbm._rbm.layers.bernoulli import units_of
 from sklearn_rbm.likelihood import (
     LikelihoodBounds,
     ais_betas,
@@ -180,6 +181,13 @@ def _gibbs_transition_matrix(W, b, c, base, beta):
     return p_h @ p_v
 
 
+def binary_raise(V, W, b, c, base, betas, n_chains, keys):
+    """The RAISE kernel on Bernoulli visible and hidden units."""
+    return raise_log_weights(
+        units_of(b), units_of(c), base, W, V, betas, n_chains, keys
+    )
+
+
 def annealed_model_probabilities(W, b, c, base, betas):
     """p_ann(v) of every visible state: exact samples of the base model, then
     the Gibbs transitions at betas[1], ..., betas[-1] = 1 (the forward process
@@ -206,7 +214,7 @@ def test_raise_weights_are_unbiased_for_the_annealed_model():
     V = _states(5)
     n_chains = 20_000
     keys = np.arange(1, 33, dtype=np.uint64) * np.uint64(0x9E3779B9)
-    log_w = raise_log_weights(V, W, b, c, base, betas, n_chains, keys)
+    log_w = binary_raise(V, W, b, c, base, betas, n_chains, keys)
     log_z_base = np.logaddexp(0.0, base).sum() + 3 * np.log(2.0)
     w = np.exp(log_w + (-free_energy(V, W, b, c) - log_z_base)[:, None])
     p_ann = annealed_model_probabilities(W, b, c, base, betas)
@@ -234,7 +242,7 @@ def test_raise_estimates_a_normalised_model_that_errs_low_under_the_rbm():
     gaps = []
     for n_betas in (4, 40):
         betas = np.linspace(0.0, 1.0, n_betas)
-        log_w = raise_log_weights(V, W, b, c, base, betas, 50, keys)
+        log_w = binary_raise(V, W, b, c, base, betas, 50, keys)
         w = np.exp(log_w + (-free_energy(V, W, b, c) - log_z_base)[:, None])
         stderr = np.sqrt((w.var(axis=1) / 50).sum())
         assert abs(w.mean(axis=1).sum() - 1.0) < 4 * stderr
@@ -310,7 +318,14 @@ def test_bracket_holds_the_exact_likelihood_and_narrows(digits_rbm):
     assert abs(widths[2]) < widths[0] / 5
 
 
-def test_bounds_are_the_two_estimates_at_the_same_settings(digits_rbm):
+def test_bounds_are_the_two_estimates_widened_by_their_errors(digits_rbm):
+    """``upper`` is ``mean(-F)`` minus the lower end of the AIS band (the same
+    run as ``log_partition_ais``); ``lower`` is below the mean RAISE estimate
+    from the base fitted to the forward chains' last states, weighted (by its
+    margin of three standard errors)."""
+    from sklearn_rbm._partition.reverse_ais import _reverse_schedule
+    from sklearn_rbm._rbm.layers.bernoulli import log_partition_ais_of
+
     rbm, T, _ = digits_rbm
     args = (rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_)
     settings = dict(base_rate=rbm.base_rate_bias_, n_chains=10, betas=50)
@@ -319,10 +334,18 @@ def test_bounds_are_the_two_estimates_at_the_same_settings(digits_rbm):
         "lower",
         "upper",
     )
-    ais = log_partition_ais(*args, **settings, random_state=3)
-    assert bounds.upper == np.mean(-free_energy(T[:20], *args) - ais.log_z)
-    lower = log_likelihood_raise(T[:20], *args, **settings, random_state=3)
-    assert bounds.lower == np.mean(lower)
+    ais, states, log_w = log_partition_ais_of(
+        *args, **settings, random_state=3, return_states=True
+    )
+    assert ais == log_partition_ais(*args, **settings, random_state=3)
+    assert bounds.upper == np.mean(-free_energy(T[:20], *args)) - ais.lower
+    weights = np.exp(log_w - logsumexp(log_w))
+    lower = log_likelihood_raise(
+        T[:20], *args, base_rate=base_rate_bias((weights @ states)[None, :]),
+        n_chains=10,
+        betas=_reverse_schedule(50, 50), random_state=3,
+    )  # fmt: skip
+    assert np.mean(lower) - 0.5 < bounds.lower < np.mean(lower)
 
 
 def test_raise_is_reproducible_and_a_row_does_not_depend_on_the_others(digits_rbm):
@@ -421,12 +444,14 @@ def test_estimator_bounds_use_the_score_settings_and_stream(digits_rbm):
     bounds = rbm.log_likelihood_bounds(X)
     assert isinstance(bounds, LikelihoodBounds)
     assert bounds == rbm.log_likelihood_bounds(X)
-    assert bounds.upper == rbm.set_params(score_method="ais").score(X)
-    alone = [rbm.log_likelihood_bounds(X[i : i + 1]).lower for i in range(6)]
+    ais = rbm.set_params(score_method="ais").log_partition_function()
+    assert bounds.upper == pytest.approx(
+        rbm.score(X) + ais.log_z - ais.lower, rel=1e-12
+    )
     shuffled = rbm.log_likelihood_bounds(X[::-1])
-    assert shuffled.lower == pytest.approx(np.mean(alone), rel=1e-12)
+    assert shuffled == pytest.approx(bounds, rel=1e-12)
     exact = rbm.set_params(score_method="exact").score(X)
-    assert bounds.lower < exact < bounds.upper + 0.5
+    assert bounds.lower < exact < bounds.upper
     with pytest.raises(ValueError, match="binary"):
         rbm.log_likelihood_bounds(X * 0.5)
 
@@ -436,5 +461,6 @@ def test_estimator_bounds_use_the_score_settings_and_stream(digits_rbm):
     ).fit(X_train[:300])  # fmt: skip
     lower, upper = fw.log_likelihood_bounds(X)
     # Three weak units: both ends within Monte Carlo error of the exact value.
-    assert lower == pytest.approx(fw.score(X), abs=0.05)
-    assert upper == pytest.approx(fw.score(X), abs=0.2)
+    assert lower <= fw.score(X) <= upper
+    assert lower == pytest.approx(fw.score(X), abs=0.3)
+    assert upper == pytest.approx(fw.score(X), abs=0.3)

@@ -28,6 +28,17 @@ _TWO_POW_53 = 9007199254740992.0
 
 
 @jit
+def step_key(key, step):
+    """The key of sampling step ``step`` in the stream ``key``: two of the
+    stream's uniforms make a fresh 64-bit key, as :func:`new_key` makes one
+    from two Generator draws (reverse annealing keys each data row's chains
+    this way, step after step)."""
+    high = np.uint64(uniform(key, 2 * step) * _TWO_POW_53)
+    low = np.uint64(uniform(key, 2 * step + 1) * _TWO_POW_53)
+    return (high << _S11) ^ low
+
+
+@jit
 def new_key(rng):
     """A fresh 64-bit key drawn from the Generator ``rng``."""
     high = np.uint64(rng.random() * _TWO_POW_53)

@@ -137,7 +137,9 @@ def ais_band(log_w, log_z_base):
 
 @jit
 def ais_log_weights(units, hidden, base, W, betas, n_chains, rng):
-    """Log importance weights of ``n_chains`` AIS runs (float64).
+    """Log importance weights of ``n_chains`` AIS runs (float64) and the
+    chains' last visible states (draws at the last temperature below 1, in
+    ``W``'s dtype: approximate samples of the RBM).
 
     ``units`` are the visible layer's kernel units (their bias the model's),
     ``hidden`` the hidden layer's (their bias the model's ``c``), ``base``
@@ -167,18 +169,23 @@ def ais_log_weights(units, hidden, base, W, betas, n_chains, rng):
             break
         # A now holds h ~ p_beta(h | v); draw v ~ p_beta(v | h).
         V = path_sample(units, path, A, W, beta, rng)
-    return log_w
+    return log_w, V
 
 
-def run_ais(units, hidden, W, base, schedule, n_chains, random_state, log_z_base):
+def run_ais(units, hidden, W, base, schedule, n_chains, random_state, log_z_base,
+            return_states=False):  # fmt: skip
     """``log Z`` by AIS with its band: :func:`ais_log_weights` on the
     temperatures ``schedule`` (an array from :func:`ais_betas`), seeded by
-    ``random_state``; ``log_z_base`` is the base model's ``log Z``."""
+    ``random_state``; ``log_z_base`` is the base model's ``log Z``. With
+    ``return_states``, also the chains' last visible states and their log
+    importance weights: weighted, they estimate expectations under the RBM
+    (the base model of reverse annealing is fitted to them)."""
     n_hidden, n_visible = W.shape
     check_chains_memory(n_chains, n_hidden + n_visible, "n_chains")
     with blas_threads_for(n_chains * n_hidden * n_visible):
-        log_w = ais_log_weights(
+        log_w, states = ais_log_weights(
             units, hidden, base, W, schedule, n_chains, kernel_rng(random_state)
         )
     check_log_weights(log_w, "AIS")
-    return LogPartition(*ais_band(log_w, log_z_base), method="ais")
+    estimate = LogPartition(*ais_band(log_w, log_z_base), method="ais")
+    return (estimate, states, log_w) if return_states else estimate

@@ -74,6 +74,8 @@ Hooks of the visible layer (whose units index the columns of ``W``):
 ``path_context``, ``path_start``, the annealing path from the layer's base
 ``path_statistics``,              model (AIS): its start, the visible part of
 ``path_sample``                   a weight increment, the visible draw
+``path_sample_keyed_``            in place, the visible draw of reverse
+                                  annealing (RAISE), keyed per data row
 ================================  =============================================
 
 The stubs below document each hook's contract; :func:`linear_step_` is the
@@ -274,6 +276,18 @@ def path_sample(units, path, A, W, beta, rng):
     ``A`` on the annealing path ``base^(1 - beta) exp(-beta E)``, the units'
     bias being the model's."""
     return _hook(units, path, A, W, beta, rng)
+
+
+def path_sample_keyed_(units, path, A, W, beta, V, keys, step, n_chains):
+    """In place: ``V`` (the chains' visible rows, ``W``'s dtype) becomes a draw
+    from ``p_beta(v | h)`` for the hidden states ``A``, as
+    :func:`path_sample`, with the chains of data row ``e`` (rows ``e *
+    n_chains`` to ``(e + 1) * n_chains``) drawing from the streams
+    ``step_key(keys[e], step + i)`` (``i < 2``: at most two keys a draw), so
+    that a row's chains draw the same numbers whatever rows share the call
+    (reverse annealing, ``_partition/kernels.py``). The product ``A W`` goes
+    into ``V`` without allocating."""
+    return _hook(units, path, A, W, beta, V, keys, step, n_chains)
 
 
 # ----------------------------------------------------------- the step

@@ -38,8 +38,9 @@ from ..._core.utils import (
     kernel_array,
     warn_if_not_binary,
 )
+from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
-from ..._numerics.random import new_key, uniform
+from ..._numerics.random import new_key, step_key, uniform
 from ..._numerics.steps import column_sum
 from ..._numerics.vecmath import exp_minus_abs, sigmoid_native, softplus_gap
 from ..._partition.annealing import ais_betas, run_ais
@@ -317,6 +318,17 @@ def _path_sample(units, path, A, W, beta, rng):
     return V
 
 
+@implements(base.path_sample_keyed_, BernoulliUnits)
+def _path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
+    base_bias, _, visible_bias = path
+    gemm_(beta, A, W, 0.0, V)
+    annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
+    for e in range(keys.shape[0]):
+        add_bias_sample_keyed_(
+            V[e * n_chains : (e + 1) * n_chains], visible_bias, step_key(keys[e], step)
+        )
+
+
 def units_of(bias, dtype=None):
     """Bernoulli units with ``bias`` (as a kernel array) and no velocity."""
     bias = kernel_array(bias, bias.dtype if dtype is None else dtype)
@@ -354,13 +366,13 @@ def base_log_partition(base, W):
 
 
 def log_partition_ais_of(W, b, c, base_rate=None, n_chains=100, betas=None,
-                         random_state=None):  # fmt: skip
+                         random_state=None, return_states=False):  # fmt: skip
     """``likelihood.log_partition_ais`` without its parameter validation."""
     W, b, c = _check_rbm(W, b, c)
     base = check_base_rate(base_rate, W)
     return run_ais(
         units_of(b), units_of(c), W, base, ais_betas(1000 if betas is None else betas),
-        n_chains, random_state, base_log_partition(base, W),
+        n_chains, random_state, base_log_partition(base, W), return_states,
     )  # fmt: skip
 
 

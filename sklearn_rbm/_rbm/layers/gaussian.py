@@ -61,7 +61,7 @@ from ..._fvbm.kernels import log_partition_exact as _spin_log_partition
 from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
 from ..._numerics.normal import standard_normal
-from ..._numerics.random import new_key
+from ..._numerics.random import new_key, step_key
 from ..._numerics.steps import bias_step_, column_sum
 from ..._partition.annealing import ais_betas, run_ais
 from ..._partition.exact import _check_rbm, check_enumerable, check_rows
@@ -524,6 +524,20 @@ def _path_sample(units, path, A, W, beta, rng):
     return path_sample_visible(A, W, units.bias, *path, beta, rng)
 
 
+@implements(base.path_sample_keyed_, GaussianUnits)
+def _path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
+    inv_var, base_mean, base_precision = path
+    gemm_(1.0, A, W, 0.0, V)
+    base_part, coupled_part, std = path_visible_conditional(
+        inv_var, base_mean, base_precision, beta
+    )
+    for e in range(keys.shape[0]):
+        _path_sample_visible_(
+            V[e * n_chains : (e + 1) * n_chains], units.bias, base_part,
+            coupled_part, std, step_key(keys[e], step), step_key(keys[e], step + 1),
+        )  # fmt: skip
+
+
 # ------------------------------------------------ the model in closed form
 def check_gaussian_rbm(components, intercept_visible, intercept_hidden, sigma):
     """``(W, b, c, sigma)`` as contiguous arrays of one floating dtype, with
@@ -682,7 +696,7 @@ def base_log_partition(base_sigma, n_hidden):
 
 def log_partition_ais_of(components, intercept_visible, intercept_hidden, sigma,
                          base_mean=None, base_sigma=None, n_chains=100, betas=None,
-                         random_state=None):  # fmt: skip
+                         random_state=None, return_states=False):  # fmt: skip
     """``likelihood.gaussian_log_partition_ais`` without its parameter validation."""
     W, b, c, sigma = check_gaussian_rbm(
         components, intercept_visible, intercept_hidden, sigma
@@ -691,7 +705,7 @@ def log_partition_ais_of(components, intercept_visible, intercept_hidden, sigma,
     return run_ais(
         GaussianUnits(b, sigma), bernoulli_units_of(c), W, (base_mean, base_sigma),
         ais_betas(1000 if betas is None else betas), n_chains, random_state,
-        base_log_partition(base_sigma, W.shape[0]),
+        base_log_partition(base_sigma, W.shape[0]), return_states,
     )  # fmt: skip
 
 
