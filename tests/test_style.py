@@ -56,21 +56,7 @@ IGNORED_CODES = {
 
 #: Docstrings that still fail, each with who fixes it. The xfail is strict: once
 #: a docstring is fixed its entry must go, so the list only shrinks.
-KNOWN_FAILURES = {
-    # Defined in sklearn_rbm/_partition/, which the docs-and-style change of
-    # issue 23 left alone (other work edits that folder).
-    "sklearn_rbm.likelihood.LogPartition": "PR01: fields not in Parameters",
-    "sklearn_rbm.likelihood.ais_betas": "RT03: no return description",
-    "sklearn_rbm.likelihood.base_rate_bias": "RT03: no return description",
-    "sklearn_rbm.likelihood.free_energy": "RT04: return description lower case",
-    "sklearn_rbm.likelihood.gaussian_free_energy": "RT03: no return description",
-    "sklearn_rbm.likelihood.gaussian_log_partition_exact": "RT03: no return "
-    "description",
-    # Being rewritten with the likelihood bounds.
-    "sklearn_rbm.likelihood.LikelihoodBounds": "PR01: fields not in Parameters",
-    "sklearn_rbm.likelihood.gaussian_log_likelihood_bounds": "PR04: grouped "
-    "parameters without types",
-}
+KNOWN_FAILURES = {}
 
 
 def _defined_in_package(cls, name):

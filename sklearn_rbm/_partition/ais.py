@@ -40,6 +40,7 @@ def base_rate_bias(X, *, clip=1e-3):
     Returns
     -------
     bias : ndarray of shape (n_visible,)
+        The visible biases of the base-rate model.
 
     Examples
     --------

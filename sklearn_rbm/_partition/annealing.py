@@ -67,6 +67,7 @@ def ais_betas(schedule):
     Returns
     -------
     betas : ndarray of float64
+        The inverse temperatures, increasing from 0 to 1.
     """
     if isinstance(schedule, str):
         if schedule == "linear":

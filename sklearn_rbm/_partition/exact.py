@@ -32,7 +32,9 @@ class LogPartition(NamedTuple):
     importance weights ``w``; ``lower`` is ``-inf`` when the band reaches zero
     (too few chains or temperatures for the weights' spread).
 
-    Attributes
+    A named tuple; its fields are read back as attributes of the same names.
+
+    Parameters
     ----------
     log_z : float
         The value (exact) or the estimate (AIS) of ``log Z``.
@@ -114,7 +116,7 @@ def free_energy(X, components, intercept_visible, intercept_hidden):
     Returns
     -------
     free_energy : ndarray of shape (n_samples,)
-        float64, whatever the dtype of the inputs.
+        In float64, whatever the dtype of the inputs.
 
     Examples
     --------

@@ -64,6 +64,7 @@ def gaussian_free_energy(X, components, intercept_visible, intercept_hidden, sig
     Returns
     -------
     free_energy : ndarray of shape (n_samples,), float64
+        The free energy ``F(v)`` of each row.
     """
     W, b, c, sigma = check_gaussian_rbm(
         components, intercept_visible, intercept_hidden, sigma
@@ -100,6 +101,7 @@ def gaussian_log_partition_exact(
     Returns
     -------
     log_z : float
+        The exact ``log Z``.
 
     Raises
     ------

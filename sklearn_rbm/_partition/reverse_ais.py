@@ -38,7 +38,9 @@ class LikelihoodBounds(NamedTuple):
     Monte Carlo noise, so each is a bound with high probability (see
     :func:`log_likelihood_bounds` for which sense); ``lower <= upper``.
 
-    Attributes
+    A named tuple; its fields are read back as attributes of the same names.
+
+    Parameters
     ----------
     lower : float
         Mean over the rows of the RAISE estimates (Burda, Grosse &
@@ -641,8 +643,14 @@ def gaussian_log_likelihood_bounds(
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_visible)
         Real-valued rows to score.
-    components, intercept_visible, intercept_hidden, sigma
-        The RBM, as in :func:`gaussian_log_partition_ais`.
+    components : array-like of shape (n_hidden, n_visible)
+        Weight matrix ``W``.
+    intercept_visible : array-like of shape (n_visible,)
+        Visible biases ``b``.
+    intercept_hidden : array-like of shape (n_hidden,)
+        Hidden biases ``c``.
+    sigma : float or array-like of shape (n_visible,)
+        Standard deviations of the visible units.
     base_mean, base_sigma : array-like of shape (n_visible,), default=None
         The base model of forward AIS, as in
         :func:`gaussian_log_partition_ais`.
