@@ -27,7 +27,7 @@ from sklearn.utils import check_random_state
 from .._core.engine import Criterion, EpochTrainingMixin
 from .._core.fit_context import fit_context
 from .._core.sklearn_compat import HasMethods, Interval, StrOptions
-from .._core.utils import blas_threads_for, child_seed, kernel_rng
+from .._core.utils import blas_threads_for, child_seed, hold_out, kernel_rng
 from .base import FittedRBM, check_rbm_memory, parameters_of
 from .kernels import minibatch_update_
 from .layers.bernoulli import BernoulliUnits
@@ -44,6 +44,16 @@ _STATE = (
     "offset_visible_",
     "offset_hidden_",
 )
+
+
+def _mean_one_weights(arrays):
+    """``arrays`` with their weights (``arrays[1]``, when there) scaled to
+    mean 1: the kernel's weighted sums then estimate the weighted mean of the
+    training set without bias (``_rbm/kernels.minibatch_update_``)."""
+    if len(arrays) < 2:
+        return arrays
+    weights = arrays[1]
+    return (arrays[0], weights * (weights.size / weights.sum()), *arrays[2:])
 
 
 @dataclass
@@ -131,8 +141,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         """Upadhya & Sastry's initialisation (weights ``N(0, 0.01^2)``,
         hidden biases 0, the visible layer's base model as the start), or a
         copy of ``init``'s parameters."""
-        n_features, dtype = X.shape[1], X.dtype
         solver, layer = self._solver(), self._visible_layer()
+        n_features, dtype = layer.n_columns(self, X.shape[1]), X.dtype
         # The memory check comes first: a ladder of 10**9 temperatures would
         # be allocated before the replicas it asks for are refused.
         chains = solver.tempering.chains(self)
@@ -210,17 +220,35 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         self : object
             The fitted estimator.
         """
+        return self._fit(X, X_val)
+
+    def _fit(self, X, X_val, sample_weight=None):
+        """``fit``, with the rows' ``sample_weight`` (None, or checked
+        non-negative weights scaled to mean 1) for the subclasses that take
+        them."""
         X = self._validate_training_data(X)
         rs = check_random_state(self.random_state)
-        X_train, X_val = self._held_out(
-            X, X_val, rs, default_fraction=0.1 if self.early_stopping else None
-        )
-        self._initialise(X_train, rs)
-        self._watch_divergence(X_train)
+        arrays = (X,) if sample_weight is None else (X, sample_weight)
+        given = None
+        if X_val is not None:
+            given = (self._held_out(X, X_val, rs)[1],)
+        fraction = 0.1 if self.early_stopping else None
+        train, validation = hold_out(
+            arrays, rs, fraction=self.validation_fraction,
+            default_fraction=fraction, given=given,
+        )  # fmt: skip
+        if validation is not None:
+            validation = validation[:1]
+        train = _mean_one_weights(train)
+        self._fit_weights = train[1] if len(train) > 1 else None
+        try:
+            self._initialise(train[0], rs)
+        finally:
+            del self._fit_weights
+        self._watch_divergence(train[0])
         self._start_history()
-        validation = None if X_val is None else (X_val,)
         self._run(
-            (X_train,), validation, self.n_iter, rs, early_stopping=self.early_stopping
+            train, validation, self.n_iter, rs, early_stopping=self.early_stopping
         )
         self._visible_layer().after_fit(self)
         return self
@@ -246,14 +274,23 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         self : object
             The estimator, one epoch further.
         """
+        return self._partial_fit(X)
+
+    def _partial_fit(self, X, sample_weight=None):
+        """``partial_fit``, with the rows' checked ``sample_weight`` or None."""
         first_call = not hasattr(self, "components_")
         X = self._validate_training_data(X, reset=first_call)
+        train = _mean_one_weights((X,) if sample_weight is None else (X, sample_weight))
         if first_call:
-            self._initialise(X, check_random_state(self.random_state))
+            self._fit_weights = train[1] if len(train) > 1 else None
+            try:
+                self._initialise(X, check_random_state(self.random_state))
+            finally:
+                del self._fit_weights
         self._start_history(keep=not first_call)
         X = X.astype(self.components_.dtype, copy=False)
         self._watch_divergence(X)
-        self._run((X,), None, 1, self._shuffle_rs, early_stopping=False)
+        self._run((X, *train[1:]), None, 1, self._shuffle_rs, early_stopping=False)
         return self
 
     def _blas_threads(self):
@@ -300,6 +337,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         self._solver().tempering.begin_epoch(self._state)
 
     def _end_epoch(self):
+        self._visible_layer().end_epoch(self)
         self._publish()
 
     def _epoch_figures(self):
