@@ -11,7 +11,7 @@ its parameters and their documentation.
 import numbers
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
 from .._core.fit_context import fit_context
 from .._core.likelihood_mixin import check_score_settings
@@ -234,7 +234,6 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False
-        tags.transformer_tags.preserves_dtype = ["float64"]
         return tags
 
     # ------------------------------------------------------------ validation
@@ -306,8 +305,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     def _checked_weights(X, sample_weight):
         if sample_weight is None:
             return None
-        n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
-        return check_sample_weight(sample_weight, n_samples)
+        return check_sample_weight(sample_weight, _num_samples(X))
 
     # --------------------------------------------------------------- queries
     def transform(self, X):

@@ -398,22 +398,24 @@ def log_partition_exact_of(W, b, c, n_states, chunk=4096):
     return float(logsumexp(np.concatenate(parts)))
 
 
-def independent_site_fields(codes, n_states, weights=None, pseudocount=PSEUDOCOUNT):
-    """The log-probabilities ``(L, q)`` of the independent-site model fitted
-    to ``codes``: the (weighted) site frequencies mixed with ``pseudocount``
-    of the uniform distribution."""
+def site_frequencies(codes, n_states, weights=None):
+    """The (weighted) frequencies ``(L, q)`` of the states at each site: the
+    mean one-hot code."""
     codes = np.asarray(codes, dtype=np.int64)
     n_rows, n_sites = codes.shape
     weights = np.ones(n_rows) if weights is None else np.asarray(weights, np.float64)
     counts = np.zeros((n_sites, n_states))
     for i in range(n_sites):
         counts[i] = np.bincount(codes[:, i], weights=weights, minlength=n_states)
-    frequencies = counts / weights.sum()
+    return counts / weights.sum()
+
+
+def independent_site_fields(codes, n_states, weights=None, pseudocount=PSEUDOCOUNT):
+    """The log-probabilities ``(L, q)`` of the independent-site model fitted
+    to ``codes``: the (weighted) site frequencies mixed with ``pseudocount``
+    of the uniform distribution."""
+    frequencies = site_frequencies(codes, n_states, weights)
     return np.log((1.0 - pseudocount) * frequencies + pseudocount / n_states)
-
-
-def _codes(X):
-    return np.asarray(X, dtype=np.int64)
 
 
 # ------------------------------------------------------- the estimator side
@@ -451,9 +453,7 @@ class CategoricalLayer(Layer):
 
     def initial_offset(self, model, X, dtype):
         weights = getattr(model, "_fit_weights", None)
-        mean = independent_site_fields(X, self.n_states, weights, pseudocount=0.0)
-        with np.errstate(divide="ignore"):
-            return np.exp(mean).ravel().astype(dtype)
+        return site_frequencies(X, self.n_states, weights).ravel().astype(dtype)
 
     def units(self, model, bias, velocities):
         return CategoricalUnits(
