@@ -11,12 +11,12 @@ its parameters and their documentation.
 import numbers
 
 import numpy as np
-from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core.fit_context import fit_context
 from .._core.likelihood_mixin import check_score_settings
 from .._core.sklearn_compat import Interval
-from .._core.utils import FLOAT_DTYPES, check_sample_weight
+from .._core.utils import FLOAT_DTYPES, check_memory
 from .base import FittedRBM
 from .layers.categorical import CategoricalLayer, check_codes
 from .trainer import RBMTrainer
@@ -246,7 +246,18 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
             q = self.n_states
             if q is None:
                 check_codes(X, np.inf)
-                q = max(int(X.max()) + 1 if X.size else 2, 2)
+                largest = X.max() if X.size else 1.0
+                q = max(int(largest) + 1, 2)
+                what = (
+                    f"X's largest code {largest:g} (n_states=None takes it plus "
+                    f"one: {q} states) with {X.shape[1]} columns"
+                )
+                fix = "Encode X as codes 0 .. q - 1 with a small q."
+            else:
+                what = f"n_states={q} with {X.shape[1]} columns"
+                fix = "Use fewer states (n_states): codes must lie below it."
+            # The fields, the frequencies and the one-hot rows are L * q wide.
+            check_memory(8 * max(X.shape[0], 1) * X.shape[1] * q, what, fix)
             self.n_states_ = int(q)
         return check_codes(X, self.n_states_)
 
@@ -279,7 +290,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         self : object
             The fitted estimator.
         """
-        return self._fit(X, X_val, self._checked_weights(X, sample_weight))
+        return self._fit(X, X_val, sample_weight)
 
     @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, sample_weight=None):
@@ -299,13 +310,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         self : object
             The estimator, one epoch further.
         """
-        return self._partial_fit(X, self._checked_weights(X, sample_weight))
-
-    @staticmethod
-    def _checked_weights(X, sample_weight):
-        if sample_weight is None:
-            return None
-        return check_sample_weight(sample_weight, _num_samples(X))
+        return self._partial_fit(X, sample_weight)
 
     # --------------------------------------------------------------- queries
     def transform(self, X):

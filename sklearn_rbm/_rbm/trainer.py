@@ -27,7 +27,13 @@ from sklearn.utils import check_random_state
 from .._core.engine import Criterion, EpochTrainingMixin
 from .._core.fit_context import fit_context
 from .._core.sklearn_compat import HasMethods, Interval, StrOptions
-from .._core.utils import blas_threads_for, child_seed, hold_out, kernel_rng
+from .._core.utils import (
+    blas_threads_for,
+    check_sample_weight,
+    child_seed,
+    hold_out,
+    kernel_rng,
+)
 from .base import FittedRBM, check_rbm_memory, parameters_of
 from .kernels import minibatch_update_
 from .layers.bernoulli import BernoulliUnits
@@ -223,10 +229,11 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         return self._fit(X, X_val)
 
     def _fit(self, X, X_val, sample_weight=None):
-        """``fit``, with the rows' ``sample_weight`` (None, or checked
-        non-negative weights scaled to mean 1) for the subclasses that take
+        """``fit``, with the rows' ``sample_weight`` (None or non-negative
+        weights, checked here after ``X``) for the subclasses that take
         them."""
         X = self._validate_training_data(X)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
         rs = check_random_state(self.random_state)
         arrays = (X,) if sample_weight is None else (X, sample_weight)
         given = None
@@ -277,9 +284,10 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         return self._partial_fit(X)
 
     def _partial_fit(self, X, sample_weight=None):
-        """``partial_fit``, with the rows' checked ``sample_weight`` or None."""
+        """``partial_fit``, with the rows' ``sample_weight`` or None."""
         first_call = not hasattr(self, "components_")
         X = self._validate_training_data(X, reset=first_call)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
         train = _mean_one_weights((X,) if sample_weight is None else (X, sample_weight))
         if first_call:
             self._fit_weights = train[1] if len(train) > 1 else None

@@ -51,7 +51,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from ..._core.divergence import diagnose, likelihood_ceiling
+from ..._core.divergence import blamed_settings, diagnose, likelihood_ceiling
 from ..._core.utils import kernel_array
 from ..._numerics.jit import jit
 from ..._numerics.random import new_key, uniform
@@ -533,6 +533,15 @@ class CategoricalLayer(Layer):
         return -self.free_energy(model, X)
 
     # ------------------------------------------------------- divergence
+    def divergence_advice(self, model):
+        names, settings = blamed_settings(
+            model, ("learning_rate", "momentum"),
+            if_changed=("weight_decay", "l2_fields", "l1b"),
+        )  # fmt: skip
+        smaller = " or ".join(name for name in names if name != "momentum")
+        advice = " and less momentum" if model.momentum > 0 else ""
+        return f"with {settings}. Use a smaller {smaller}{advice}."
+
     def divergence_baseline(self, model, rows):
         # The exact mean log-likelihood under the independent-site model.
         return float(site_terms(rows, model.site_fields_.ravel(), self.n_states).mean())
