@@ -53,7 +53,7 @@ from scipy.special import logsumexp
 
 from ..._core.divergence import blamed_settings, diagnose, likelihood_ceiling
 from ..._core.utils import kernel_array
-from ..._numerics.jit import jit
+from ..._numerics.jit import jit, vector_jit
 from ..._numerics.random import new_key, uniform
 from ..._numerics.steps import column_sum
 from ..._numerics.vecmath import exp_nonpositive
@@ -97,21 +97,51 @@ def _softmax_site_(pre, r, start, q):
     return total
 
 
+@vector_jit
+def _exponentials_(row, bias, beta, rest, base, q, tops):
+    """In place: ``row[k] = exp(x_k - max of x over k's site)`` with ``x = beta
+    (row + bias) + rest base`` (``base`` unused when ``rest`` is 0): the
+    unnormalised site-wise softmax of one row, in three passes, the first
+    and last of which vectorise (``tops``, scratch as long as ``row``, holds
+    each column's site maximum)."""
+    n_cols = row.shape[0]
+    if rest == 0.0:
+        for k in range(n_cols):
+            row[k] = beta * (row[k] + bias[k])
+    else:
+        for k in range(n_cols):
+            row[k] = beta * (row[k] + bias[k]) + rest * base[k]
+    for start in range(0, n_cols, q):
+        top = row[start]
+        for a in range(1, q):
+            top = max(top, row[start + a])
+        for a in range(q):
+            tops[start + a] = top
+    for k in range(n_cols):
+        row[k] = exp_nonpositive(row[k] - tops[k])
+
+
 @jit
-def _draw_site_(pre, r, start, q, total, u):
-    """In place: replace the unnormalised probabilities ``pre[r, start:start
-    + q]`` (summing to ``total``) by the one-hot code of a state drawn with
-    the uniform ``u``."""
-    target = u * total
-    chosen = q - 1
-    running = 0.0
-    for a in range(q):
-        running += pre[r, start + a]
-        if target < running:
-            chosen = a
-            break
-    for a in range(q):
-        pre[r, start + a] = 1.0 if a == chosen else 0.0
+def _draw_row_(row, q, key, counter):
+    """In place: the unnormalised probabilities ``row`` (site by site)
+    become the one-hot codes of one state drawn per site; the uniform of site
+    ``i`` is position ``counter + i`` of the stream ``key``."""
+    for i in range(row.shape[0] // q):
+        start = i * q
+        total = 0.0
+        for a in range(q):
+            total += row[start + a]
+        target = uniform(key, counter + i) * total
+        chosen = q - 1
+        running = 0.0
+        for a in range(q):
+            running += row[start + a]
+            if target < running:
+                chosen = a
+                break
+        for a in range(q):
+            row[start + a] = 0.0
+        row[start + chosen] = 1.0
 
 
 @jit
@@ -123,12 +153,10 @@ def add_bias_sample_(pre, bias, q, rng):
     key = new_key(rng)
     n_rows, n_cols = pre.shape
     n_sites = n_cols // q
+    tops = np.empty(n_cols, dtype=pre.dtype)
     for r in range(n_rows):
-        for k in range(n_cols):
-            pre[r, k] += bias[k]
-        for i in range(n_sites):
-            total = _softmax_site_(pre, r, i * q, q)
-            _draw_site_(pre, r, i * q, q, total, uniform(key, r * n_sites + i))
+        _exponentials_(pre[r], bias, 1.0, 0.0, bias, q, tops)
+        _draw_row_(pre[r], q, key, r * n_sites)
 
 
 @jit
@@ -151,14 +179,11 @@ def tempered_sample_(pre, bias, base_bias, betas, n_chains, q, rng):
     key = new_key(rng)
     n_rows, n_cols = pre.shape
     n_sites = n_cols // q
+    tops = np.empty(n_cols, dtype=pre.dtype)
     for r in range(n_rows):
         beta = betas[r // n_chains]
-        rest = 1.0 - beta
-        for k in range(n_cols):
-            pre[r, k] = beta * (pre[r, k] + bias[k]) + rest * base_bias[k]
-        for i in range(n_sites):
-            total = _softmax_site_(pre, r, i * q, q)
-            _draw_site_(pre, r, i * q, q, total, uniform(key, r * n_sites + i))
+        _exponentials_(pre[r], bias, beta, 1.0 - beta, base_bias, q, tops)
+        _draw_row_(pre[r], q, key, r * n_sites)
 
 
 @jit
