@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy.integrate import quad
 from scipy.special import logsumexp
 
 from sklearn_rbm import CategoricalRBM
@@ -41,12 +42,35 @@ def _brute_log_unnormalised(V, W, b, c, n_states=Q):
     return np.array(out)
 
 
-def _model(n_hidden, seed=0, scale=1.0, n_sites=L, n_states=Q):
+def _quadrature_log_unnormalised(V, W, b, c, hidden_unit, n_states=Q):
+    """``log p~(v) = b . s + sum_j log ∫ exp(-U(h) + a_j h) dh`` with the
+    hidden integrals by quadrature (``U = h^2 / 2``, on ``h >= 0`` for ReLU)."""
+    n_hidden = W.shape[0]
+    W3 = W.reshape(n_hidden, -1, n_states)
+    b2 = b.reshape(-1, n_states)
+    lower = 0.0 if hidden_unit == "relu" else -np.inf
+    out = []
+    for v in V.astype(int):
+        sites = np.arange(v.size)
+        total = b2[sites, v].sum()
+        for a in c + W3[:, sites, v].sum(axis=1):
+            # Scaled by the density's maximum, at max(a, 0) or a.
+            mode = max(a, 0.0) if hidden_unit == "relu" else a
+            top = -mode * mode / 2 + a * mode
+            value = quad(lambda h: np.exp(-h * h / 2 + a * h - top), lower, np.inf,
+                         epsabs=0, epsrel=1e-13, limit=200)[0]  # fmt: skip
+            total += np.log(value) + top
+        out.append(total)
+    return np.array(out)
+
+
+def _model(n_hidden, seed=0, scale=1.0, n_sites=L, n_states=Q, hidden_unit="bernoulli"):
     """A fitted CategoricalRBM whose parameters are replaced by random ones."""
     rng = np.random.default_rng(seed)
     X = rng.integers(0, n_states, size=(30, n_sites)).astype(float)
     X[:n_states] = np.arange(n_states)[:, None]
-    rbm = CategoricalRBM(n_components=n_hidden, n_iter=1, batch_size=10, random_state=0)
+    rbm = CategoricalRBM(n_components=n_hidden, n_iter=1, batch_size=10,
+                         hidden_unit=hidden_unit, random_state=0)  # fmt: skip
     rbm.fit(X)
     W = scale * rng.standard_normal((n_hidden, n_sites * n_states))
     b = scale * rng.standard_normal(n_sites * n_states)
@@ -67,6 +91,22 @@ def test_exact_log_likelihood_matches_brute_force(n_hidden):
     np.testing.assert_allclose(np.exp(brute).sum(), 1.0, atol=1e-12)
 
 
+@pytest.mark.parametrize("hidden_unit", ["gaussian", "relu"])
+@pytest.mark.parametrize("n_hidden", [3, 5])
+def test_exact_log_likelihood_with_continuous_hidden_units(hidden_unit, n_hidden):
+    """The free energy's closed-form cumulants and the enumeration of the
+    visible states against quadrature of every hidden integral."""
+    rbm = _model(n_hidden, seed=n_hidden, scale=0.5, hidden_unit=hidden_unit)
+    V = _all_codes()
+    brute = _quadrature_log_unnormalised(
+        V, rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_,
+        hidden_unit,
+    )  # fmt: skip
+    brute -= logsumexp(brute)
+    assert rbm.log_partition_function().method == "exact"
+    np.testing.assert_allclose(rbm.score_samples(V), brute, rtol=0, atol=1e-10)
+
+
 def _exact_gradient(rbm, X, weights):
     """The gradient of the weighted mean log-likelihood with exact
     expectations, from the estimator's own statistics: one-hot codes and
@@ -84,8 +124,9 @@ def _exact_gradient(rbm, X, weights):
     return [d - m for d, m in zip(data, model)]
 
 
-def test_gradient_matches_finite_differences_of_the_exact_log_likelihood():
-    rbm = _model(4, seed=11, scale=0.5)
+@pytest.mark.parametrize("hidden_unit", ["bernoulli", "gaussian", "relu"])
+def test_gradient_matches_finite_differences_of_the_exact_log_likelihood(hidden_unit):
+    rbm = _model(4, seed=11, scale=0.5, hidden_unit=hidden_unit)
     rng = np.random.default_rng(1)
     X = rng.integers(0, Q, size=(25, L)).astype(float)
     weights = rng.random(25)
@@ -178,9 +219,13 @@ def test_zero_sum_gauge_is_kept_and_leaves_the_model_unchanged(solver):
     np.testing.assert_allclose(rbm.score_samples(V), before, atol=1e-10)
 
 
-@pytest.mark.parametrize("method", ["gibbs", "pt"])
-def test_samples_follow_the_exact_distribution(method):
-    rbm = _model(3, seed=5, scale=0.8, n_sites=3)
+@pytest.mark.parametrize(
+    "method, hidden_unit",
+    [("gibbs", "bernoulli"), ("pt", "bernoulli"), ("gibbs", "relu"),
+     ("pt", "gaussian")],
+)  # fmt: skip
+def test_samples_follow_the_exact_distribution(method, hidden_unit):
+    rbm = _model(3, seed=5, scale=0.8, n_sites=3, hidden_unit=hidden_unit)
     V = _all_codes(n_sites=3)
     exact = np.exp(rbm.score_samples(V))
     samples = rbm.sample(4000, n_steps=30, method=method, random_state=0)
@@ -203,6 +248,22 @@ def test_ais_lands_in_its_band_of_the_exact_value():
     rbm.set_params(score_method="ais", ais_betas=3000, ais_n_chains=100)
     ais = rbm.log_partition_function()
     assert ais.method == "ais"
+    assert ais.lower <= exact.log_z <= ais.upper
+    assert ais.upper - ais.lower < 0.5
+
+
+@pytest.mark.parametrize("hidden_unit", ["gaussian", "relu"])
+def test_ais_with_continuous_hidden_units_lands_in_its_band(hidden_unit):
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 3, size=(300, 6)).astype(float)
+    X[:, 1] = X[:, 0]
+    rbm = CategoricalRBM(n_components=5, hidden_unit=hidden_unit, solver="csdcp",
+                         n_iter=10, learning_rate=0.05, batch_size=30,
+                         random_state=0).fit(X)  # fmt: skip
+    exact = rbm.log_partition_function()
+    assert exact.method == "exact"
+    rbm.set_params(score_method="ais", ais_betas=3000, ais_n_chains=100)
+    ais = rbm.log_partition_function()
     assert ais.lower <= exact.log_z <= ais.upper
     assert ais.upper - ais.lower < 0.5
 

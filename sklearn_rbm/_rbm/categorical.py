@@ -15,10 +15,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core.fit_context import fit_context
 from .._core.likelihood_mixin import check_score_settings
-from .._core.sklearn_compat import Interval
+from .._core.sklearn_compat import Interval, StrOptions
 from .._core.utils import FLOAT_DTYPES, check_memory
 from .base import FittedRBM
 from .layers.categorical import CategoricalLayer, check_codes
+from .layers.relu import HIDDEN_UNITS
 from .trainer import RBMTrainer
 
 __all__ = ["CategoricalRBM"]
@@ -58,6 +59,13 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     n_states : int or None, default=None
         Number of states ``q`` of every column; ``None`` infers it from the
         training data as its largest code plus one.
+    hidden_unit : {'bernoulli', 'gaussian', 'relu'}, default='bernoulli'
+        Type of the hidden units: binary; Gaussian of unit precision
+        (potential ``h^2 / 2``); or ReLU of unit curvature (``h^2 / 2`` on
+        ``h >= 0``; Tubiana, Cocco & Monasson 2019). The hidden bias ``c`` is
+        the linear term of each (``-theta``). With continuous hidden units
+        the exact ``log Z`` enumerates the ``n_states ** n_features``
+        visible states (``'auto'`` while that is at most ``2^20``).
     solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp', 'pt', 'cpt'}, default='pcd'
         Training algorithm, as for :class:`DCPBernoulliRBM`.
     learning_rate : float, default=0.01
@@ -165,6 +173,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     _parameter_constraints: dict = {
         **RBMTrainer._parameter_constraints,
         "n_states": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "hidden_unit": [StrOptions(set(HIDDEN_UNITS))],
         "l2_fields": [Interval(numbers.Real, 0, None, closed="left")],
         "l1b": [Interval(numbers.Real, 0, None, closed="left")],
     }
@@ -174,6 +183,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         n_components=100,
         *,
         n_states=None,
+        hidden_unit="bernoulli",
         solver="pcd",
         learning_rate=0.01,
         batch_size=100,
@@ -202,6 +212,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     ):
         self.n_components = n_components
         self.n_states = n_states
+        self.hidden_unit = hidden_unit
         self.solver = solver
         self.learning_rate = learning_rate
         self.batch_size = batch_size
@@ -229,7 +240,10 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         self.random_state = random_state
 
     def _visible_layer(self):
-        return CategoricalLayer(self.n_states_)
+        return CategoricalLayer(self.n_states_, self._hidden_layer())
+
+    def _hidden_layer(self):
+        return HIDDEN_UNITS[self.hidden_unit]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -314,7 +328,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     # --------------------------------------------------------------- queries
     def transform(self, X):
-        """Hidden-unit activation probabilities ``p(h = 1 | v)``.
+        """Hidden-unit conditional means ``E[h | v]`` (``p(h = 1 | v)`` for
+        binary units).
 
         Parameters
         ----------
@@ -324,7 +339,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         Returns
         -------
         H : ndarray of shape (n_samples, n_components)
-            ``sigmoid(c_j + sum_i W_{j i v_i})``.
+            The hidden units' conditional means at their inputs ``c_j +
+            sum_i W_{j i v_i}`` (``sigmoid`` of them for binary units).
         """
         return super().transform(X)
 
@@ -334,8 +350,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         Tubiana, Cocco & Monasson's second-order expansion of the hidden
         units' cumulants around the mean input: ``J_{ij}(a, b) = sum_mu
         Gamma''_mu(I_mu) W_{mu i a} W_{mu j b}`` for ``i != j``, with
-        ``Gamma''`` the variance of hidden unit ``mu`` (``s (1 - s)`` for a
-        Bernoulli unit, ``s`` its mean) at its mean input over the model's
+        ``Gamma''`` the conditional variance of hidden unit ``mu`` (``s (1 -
+        s)`` for a Bernoulli unit of mean ``s``) at its mean input over the model's
         independent-site approximation ``I_mu = c_mu + sum_{i a} f_{i a}
         W_{mu i a}`` (``f`` the site frequencies ``site_fields_``), in the
         zero-sum gauge.
@@ -353,8 +369,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         W3 = W3 - W3.mean(axis=2, keepdims=True)
         frequencies = np.exp(self.site_fields_)
         inputs = self.intercept_hidden_ + W.reshape(n_hidden, -1) @ frequencies.ravel()
-        mean = 1.0 / (1.0 + np.exp(-inputs))
-        variance = mean * (1.0 - mean)
+        variance = self._hidden_layer().variance(inputs)
         J = np.einsum("m,mia,mjb->ijab", variance, W3, W3)
         n_sites = J.shape[0]
         J[np.arange(n_sites), np.arange(n_sites)] = 0.0

@@ -36,7 +36,6 @@ from .._core.utils import (
 )
 from .base import FittedRBM, check_rbm_memory, parameters_of
 from .kernels import minibatch_update_
-from .layers.bernoulli import BernoulliUnits
 from .solvers import SOLVERS, resolve_solver
 from .tempering import LADDERS
 
@@ -171,7 +170,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
             mu = layer.initial_offset(self, X, dtype)
         else:
             mu = np.zeros(n_features, dtype)
-        lam = np.full(self.n_components, 0.5 if solver.centred else 0.0, dtype=dtype)
+        offset = self._hidden_layer().initial_offset if solver.centred else 0.0
+        lam = np.full(self.n_components, offset, dtype=dtype)
         self.offset_visible_, self.offset_hidden_ = mu, lam
         self._centred_visible_bias = b + lam @ W
         self._centred_hidden_bias = c + W @ mu
@@ -313,7 +313,9 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         return TrainingState(
             W=self.components_,
             visible=layer.units(self, self._centred_visible_bias, own_velocities),
-            hidden=BernoulliUnits(self._centred_hidden_bias, hidden_velocity),
+            hidden=self._hidden_layer().units_of(
+                self._centred_hidden_bias, hidden_velocity
+            ),
             mu=self.offset_visible_,
             lam=self.offset_hidden_,
             velocity=velocity,

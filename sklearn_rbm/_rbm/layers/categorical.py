@@ -61,7 +61,7 @@ from ..._partition.annealing import ais_betas, run_ais
 from . import base
 from .base import Layer, centred, gemm_outer_, implements, linear_step_
 from .bernoulli import annealed_visible_bias_, linear_terms
-from .bernoulli import units_of as bernoulli_units_of
+from .relu import BernoulliHidden
 
 #: The weight of the uniform distribution mixed into the site frequencies of
 #: the independent-site model (no state has probability zero).
@@ -398,12 +398,28 @@ def site_terms(codes, b, n_states):
     return np.asarray(b, np.float64)[index].sum(axis=1)
 
 
-def free_energy_of(codes, W, b, c, n_states):
-    """``F(v) = -sum_i b_{i v_i} - sum_j softplus(c_j + sum_i W_{j i v_i})``
-    (Bernoulli hidden units), float64."""
+def free_energy_of(codes, W, b, c, n_states, hidden=None):
+    """``F(v) = -sum_i b_{i v_i} - sum_j Gamma(c_j + sum_i W_{j i v_i})``,
+    float64; ``Gamma`` the cumulant of the ``hidden`` layer (``softplus`` of
+    Bernoulli units, the default)."""
     A = hidden_input_of(codes, np.asarray(W, np.float64), n_states)
     A += np.asarray(c, np.float64)
-    return -site_terms(codes, b, n_states) - np.logaddexp(0.0, A).sum(axis=1)
+    cumulant = np.logaddexp(0.0, A) if hidden is None else hidden.cumulant(A)
+    return -site_terms(codes, b, n_states) - cumulant.sum(axis=1)
+
+
+def log_partition_by_visible_states(W, b, c, n_states, hidden, chunk=4096):
+    """Exact ``log Z`` by enumerating the ``q^L`` visible states (hidden units
+    of any type, their cumulants in closed form)."""
+    n_sites = W.shape[1] // n_states
+    total = n_states**n_sites
+    parts = []
+    powers = n_states ** np.arange(n_sites - 1, -1, -1)
+    for start in range(0, total, chunk):
+        index = np.arange(start, min(start + chunk, total))
+        codes = (index[:, None] // powers) % n_states
+        parts.append(-free_energy_of(codes, W, b, c, n_states, hidden))
+    return float(logsumexp(np.concatenate(parts)))
 
 
 def log_partition_exact_of(W, b, c, n_states, chunk=4096):
@@ -458,8 +474,9 @@ class CategoricalLayer(Layer):
 
     base_attributes = ("site_fields_",)
 
-    def __init__(self, n_states):
+    def __init__(self, n_states, hidden=None):
         self.n_states = n_states
+        self.hidden = BernoulliHidden() if hidden is None else hidden
 
     # ------------------------------------------------------------- data
     def check_values(self, X, what="X"):
@@ -512,7 +529,7 @@ class CategoricalLayer(Layer):
         return hidden_input_of(X, W, self.n_states)
 
     def free_energy(self, model, X):
-        return free_energy_of(X, *_parameters(model), self.n_states)
+        return free_energy_of(X, *_parameters(model), self.n_states, self.hidden)
 
     def sample_start(self, model, rs, n_rows):
         probabilities = np.exp(model.site_fields_)
@@ -536,21 +553,34 @@ class CategoricalLayer(Layer):
 
     # ------------------------------------------------------- likelihood
     def enumerated_units(self, model):
-        return model.components_.shape[0]
+        # Bernoulli hidden units are enumerated (2^n states); continuous ones
+        # are integrated in closed form and the q^L visible states enumerated.
+        if self.hidden.enumerable:
+            return model.components_.shape[0]
+        n_sites = model.components_.shape[1] // self.n_states
+        return int(np.ceil(n_sites * np.log2(self.n_states)))
 
     def exact_log_partition(self, model):
-        return log_partition_exact_of(*_parameters(model), self.n_states)
+        if self.hidden.enumerable:
+            return log_partition_exact_of(*_parameters(model), self.n_states)
+        return log_partition_by_visible_states(
+            *_parameters(model), self.n_states, self.hidden
+        )
 
     def ais_log_partition(self, model, n_chains, betas, random_state):
         W = kernel_array(model.components_, model.components_.dtype)
         dtype = W.dtype
         base_bias = kernel_array(model.site_fields_.ravel(), dtype)
+        # The base model: the independent-site model times the hidden units'
+        # potentials at zero input (their log Z is Gamma(0) each).
         log_z_base = float(
-            logsumexp(model.site_fields_, axis=1).sum() + W.shape[0] * np.log(2.0)
+            logsumexp(model.site_fields_, axis=1).sum()
+            + W.shape[0] * self.hidden.cumulant_at_zero()
         )
         return run_ais(
             units_of(model.intercept_visible_, self.n_states, dtype),
-            bernoulli_units_of(model.intercept_hidden_, dtype), W, base_bias,
+            self.hidden.units_of(kernel_array(model.intercept_hidden_, dtype)), W,
+            base_bias,
             ais_betas(betas), n_chains, random_state, log_z_base,
         )  # fmt: skip
 

@@ -19,16 +19,32 @@ any size where ``exp`` and ``erfc`` separately overflow or underflow. The
 conditional given the side is a Gaussian truncated to it, whose mean and
 variance follow from the inverse Mills ratio ``sqrt(2 / pi) / erfcx(x)``.
 
-Every function here is a scalar numba function usable from the layers'
-kernels and from Python. The layer that makes these units a
-``hidden_unit`` of the RBMs is not written yet: the trainer's hidden layer
-is Bernoulli (see ``doc/categorical.rst``).
+The scalar functions are numba functions usable from the kernels and from
+Python. The hidden layers built on them, for the hooks of ``base.py``
+(``mean_``, ``sample_``, ``resample``, the tempered draws, ``cumulant_gap``
+and ``anneal_``), are ReLU units and Gaussian units (the linear member of the
+family), both of unit curvature, with the hidden bias ``c`` as their only
+trained parameter (``theta = -c``); :class:`BernoulliHidden`,
+:class:`GaussianHidden` and :class:`ReLUHidden` are their estimator side.
+Annealing and tempering scale the hidden units' *input* and keep their
+potential, so the base model at ``beta = 0`` is the visible base model times
+``exp(-U(h))``, whose ``log Z`` is ``sum_j Gamma_j(0)``. dReLU units have
+their cumulant, moments and sampler here but no layer yet: their four
+parameters per unit need a step of the hidden layer's own parameters.
 """
 
 import math
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import erfc, expit
+from scipy.special import erfcx as scipy_erfcx
 
 from ..._numerics.jit import jit
-from ..._numerics.random import uniform
+from ..._numerics.normal import standard_normal
+from ..._numerics.random import new_key, uniform
+from . import base
+from .base import implements
 
 _LOG_SQRT_PI_2 = 0.5 * math.log(math.pi / 2.0)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
@@ -169,3 +185,309 @@ def drelu_sample(I, gamma_p, gamma_m, theta_p, theta_m, key, counter):
     sigma = 1.0 / math.sqrt(gamma_m)
     m = (I - theta_m) / gamma_m
     return m - sigma * _standard_normal_tail(m / sigma, key, base)
+
+
+# ------------------------------------------------------------ numpy faces
+def log_erfcx_array(x):
+    """:func:`log_erfcx` of an array (numpy, through scipy's ``erfcx``)."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        negative = x * x + np.log(erfc(np.minimum(x, 0.0)))
+        positive = np.log(scipy_erfcx(np.maximum(x, 0.0)))
+    return np.where(x < 0.0, negative, positive)
+
+
+def relu_cumulant_array(A, gamma=1.0):
+    """``Gamma(a)`` of ReLU units (``theta = 0``: the bias is in ``A``)."""
+    x = -np.asarray(A, np.float64) / math.sqrt(2.0 * gamma)
+    return _LOG_SQRT_PI_2 - 0.5 * math.log(gamma) + log_erfcx_array(x)
+
+
+def relu_mean_array(A, gamma=1.0):
+    """``E[h | a]`` of ReLU units."""
+    x = -np.asarray(A, np.float64) / math.sqrt(2.0 * gamma)
+    ratio = _SQRT_2_PI / scipy_erfcx(x)
+    return (ratio - _SQRT_2 * x) / math.sqrt(gamma)
+
+
+# -------------------------------------------------------- the kernel units
+class ReLUUnits(NamedTuple):
+    """Hidden ReLU units with potential ``gamma h^2 / 2`` on ``h >= 0`` and
+    the linear term ``-bias h`` (``theta = -bias``); ``gamma`` is fixed."""
+
+    bias: np.ndarray
+    velocity: np.ndarray
+    gamma: float
+
+
+class GaussianHiddenUnits(NamedTuple):
+    """Hidden Gaussian units with potential ``gamma h^2 / 2`` and the linear
+    term ``-bias h``; ``gamma`` is fixed."""
+
+    bias: np.ndarray
+    velocity: np.ndarray
+    gamma: float
+
+
+@jit
+def relu_input_of_mean(mean, gamma):
+    """The input ``a`` whose ReLU conditional has mean ``mean`` (> 0): Newton's
+    method on the increasing ``a -> E[h | a]`` (its derivative is the
+    variance), from ``gamma mean - 1 / mean`` (right at both ends)."""
+    if mean <= 0.0:
+        return -1e300
+    a = gamma * mean - 1.0 / mean
+    for _ in range(50):
+        m, v = relu_moments(a, gamma, 0.0)
+        step = (m - mean) / max(v, 1e-300)
+        a -= step
+        if abs(step) <= 1e-12 * (1.0 + abs(a)):
+            break
+    return a
+
+
+@jit
+def _relu_rows_(pre, bias, gamma, betas, n_chains, key, sample):
+    """In place: ``pre[r, j]`` becomes the mean (or, with ``sample``, a draw)
+    of ``h | beta_r (pre[r, j] + bias[j])``."""
+    n_rows, n_cols = pre.shape
+    for r in range(n_rows):
+        beta = betas[r // n_chains]
+        for j in range(n_cols):
+            a = beta * (np.float64(pre[r, j]) + np.float64(bias[j]))
+            if sample:
+                pre[r, j] = relu_sample(a, gamma, 0.0, key, r * n_cols + j)
+            else:
+                pre[r, j] = relu_moments(a, gamma, 0.0)[0]
+    return pre
+
+
+@jit
+def _gaussian_rows_(pre, bias, gamma, betas, n_chains, key, sample):
+    """:func:`_relu_rows_` for Gaussian hidden units."""
+    n_rows, n_cols = pre.shape
+    angle = key ^ np.uint64(0x5DEECE66D)
+    scale = 1.0 / math.sqrt(gamma)
+    for r in range(n_rows):
+        beta = betas[r // n_chains]
+        for j in range(n_cols):
+            mean = beta * (np.float64(pre[r, j]) + np.float64(bias[j])) / gamma
+            if sample:
+                mean += scale * standard_normal(key, angle, r * n_cols + j)
+            pre[r, j] = mean
+    return pre
+
+
+@jit
+def _ones(n):
+    return np.ones(n)
+
+
+@implements(base.context, (ReLUUnits, GaussianHiddenUnits))
+def _context(units, W):
+    return None
+
+
+@implements(base.mean_, ReLUUnits)
+def _relu_mean(units, ctx, inputs, field):
+    return _relu_rows_(inputs, field, units.gamma, _ones(1), inputs.shape[0],
+                       np.uint64(0), False)  # fmt: skip
+
+
+@implements(base.sample_, ReLUUnits)
+def _relu_sample(units, ctx, inputs, field, rng):
+    return _relu_rows_(inputs, field, units.gamma, _ones(1), inputs.shape[0],
+                       new_key(rng), True)  # fmt: skip
+
+
+@implements(base.tempered_sample_, ReLUUnits)
+def _relu_tempered_sample(units, ctx, tempered, inputs, field, betas, n_chains, rng):
+    return _relu_rows_(inputs, field, units.gamma, betas, n_chains, new_key(rng), True)
+
+
+@implements(base.tempered_mean_, ReLUUnits)
+def _relu_tempered_mean(units, ctx, inputs, field, betas, n_chains):
+    return _relu_rows_(inputs, field, units.gamma, betas, n_chains, np.uint64(0),
+                       False)  # fmt: skip
+
+
+@implements(base.resample, ReLUUnits)
+def _relu_resample(units, ctx, M, rng):
+    key = new_key(rng)
+    out = np.empty_like(M)
+    n_rows, n_cols = M.shape
+    for r in range(n_rows):
+        for j in range(n_cols):
+            a = relu_input_of_mean(np.float64(M[r, j]), units.gamma)
+            out[r, j] = relu_sample(a, units.gamma, 0.0, key, r * n_cols + j)
+    return out
+
+
+@implements(base.cumulant_gap, ReLUUnits)
+def _relu_cumulant_gap(units, a, beta, beta_next):
+    return relu_cumulant(beta * a, units.gamma, 0.0) - relu_cumulant(
+        beta_next * a, units.gamma, 0.0
+    )
+
+
+@implements(base.anneal_, ReLUUnits)
+def _relu_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, key,
+                 sample):  # fmt: skip
+    n_chains, n_hidden = inputs.shape
+    gamma = units.gamma
+    for r in range(n_chains):
+        increment = (beta - beta_prev) * visible_terms[r]
+        for j in range(n_hidden):
+            a = np.float64(inputs[r, j]) + np.float64(field[j])
+            increment += relu_cumulant(beta * a, gamma, 0.0) - relu_cumulant(
+                beta_prev * a, gamma, 0.0
+            )
+            if sample:
+                inputs[r, j] = relu_sample(beta * a, gamma, 0.0, key, r * n_hidden + j)
+        log_w[r] += increment
+
+
+@implements(base.mean_, GaussianHiddenUnits)
+def _gaussian_mean(units, ctx, inputs, field):
+    return _gaussian_rows_(inputs, field, units.gamma, _ones(1), inputs.shape[0],
+                           np.uint64(0), False)  # fmt: skip
+
+
+@implements(base.sample_, GaussianHiddenUnits)
+def _gaussian_sample(units, ctx, inputs, field, rng):
+    return _gaussian_rows_(inputs, field, units.gamma, _ones(1), inputs.shape[0],
+                           new_key(rng), True)  # fmt: skip
+
+
+@implements(base.tempered_sample_, GaussianHiddenUnits)
+def _gaussian_tempered_sample(units, ctx, tempered, inputs, field, betas, n_chains,
+                              rng):  # fmt: skip
+    return _gaussian_rows_(inputs, field, units.gamma, betas, n_chains, new_key(rng),
+                           True)  # fmt: skip
+
+
+@implements(base.tempered_mean_, GaussianHiddenUnits)
+def _gaussian_tempered_mean(units, ctx, inputs, field, betas, n_chains):
+    return _gaussian_rows_(inputs, field, units.gamma, betas, n_chains, np.uint64(0),
+                           False)  # fmt: skip
+
+
+@implements(base.resample, GaussianHiddenUnits)
+def _gaussian_resample(units, ctx, M, rng):
+    # The mean is gamma^-1 times the input: a draw is the mean plus noise.
+    out = M * units.gamma
+    zero = np.zeros(M.shape[1], dtype=M.dtype)
+    return _gaussian_rows_(out, zero, units.gamma, _ones(1), M.shape[0], new_key(rng),
+                           True)  # fmt: skip
+
+
+@implements(base.cumulant_gap, GaussianHiddenUnits)
+def _gaussian_cumulant_gap(units, a, beta, beta_next):
+    return (beta * beta - beta_next * beta_next) * a * a / (2.0 * units.gamma)
+
+
+@implements(base.anneal_, GaussianHiddenUnits)
+def _gaussian_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev,
+                     key, sample):  # fmt: skip
+    n_chains, n_hidden = inputs.shape
+    gamma = units.gamma
+    gap = (beta * beta - beta_prev * beta_prev) / (2.0 * gamma)
+    angle = key ^ np.uint64(0x5DEECE66D)
+    scale = 1.0 / math.sqrt(gamma)
+    for r in range(n_chains):
+        increment = (beta - beta_prev) * visible_terms[r]
+        for j in range(n_hidden):
+            a = np.float64(inputs[r, j]) + np.float64(field[j])
+            increment += gap * a * a
+            if sample:
+                inputs[r, j] = beta * a / gamma + scale * standard_normal(
+                    key, angle, r * n_hidden + j
+                )
+        log_w[r] += increment
+
+
+# ------------------------------------------------------- the estimator side
+class BernoulliHidden:
+    """Binary hidden units (the default): ``Gamma(a) = softplus(a)``."""
+
+    name = "bernoulli"
+    enumerable = True
+    initial_offset = 0.5  # the centring offset of Upadhya & Sastry (2017)
+
+    def units_of(self, bias, velocity=None):
+        from .bernoulli import BernoulliUnits
+
+        velocity = np.empty(0, bias.dtype) if velocity is None else velocity
+        return BernoulliUnits(bias, velocity)
+
+    def mean(self, A):
+        return expit(A, out=A)
+
+    def cumulant(self, A):
+        return np.logaddexp(0.0, np.asarray(A, np.float64))
+
+    def cumulant_at_zero(self):
+        return math.log(2.0)
+
+    def variance(self, A):
+        s = expit(np.asarray(A, np.float64))
+        return s * (1.0 - s)
+
+
+class GaussianHidden(BernoulliHidden):
+    """Gaussian hidden units of unit precision: ``Gamma(a) = a^2 / 2 +
+    log sqrt(2 pi)``."""
+
+    name = "gaussian"
+    enumerable = False
+    initial_offset = 0.0  # the mean at zero input
+
+    def units_of(self, bias, velocity=None):
+        velocity = np.empty(0, bias.dtype) if velocity is None else velocity
+        return GaussianHiddenUnits(bias, velocity, 1.0)
+
+    def mean(self, A):
+        return A
+
+    def cumulant(self, A):
+        A = np.asarray(A, np.float64)
+        return 0.5 * A * A + 0.5 * math.log(2.0 * math.pi)
+
+    def cumulant_at_zero(self):
+        return 0.5 * math.log(2.0 * math.pi)
+
+    def variance(self, A):
+        return np.ones_like(np.asarray(A, np.float64))
+
+
+class ReLUHidden(BernoulliHidden):
+    """ReLU hidden units of unit curvature: ``U(h) = h^2 / 2`` on ``h >= 0``,
+    threshold ``-c``."""
+
+    name = "relu"
+    enumerable = False
+    initial_offset = _SQRT_2_PI  # the mean at zero input
+
+    def units_of(self, bias, velocity=None):
+        velocity = np.empty(0, bias.dtype) if velocity is None else velocity
+        return ReLUUnits(bias, velocity, 1.0)
+
+    def mean(self, A):
+        A[...] = relu_mean_array(A)
+        return A
+
+    def cumulant(self, A):
+        return relu_cumulant_array(A)
+
+    def cumulant_at_zero(self):
+        return float(relu_cumulant_array(0.0))
+
+    def variance(self, A):
+        x = -np.asarray(A, np.float64) / _SQRT_2
+        ratio = _SQRT_2_PI / scipy_erfcx(x)
+        return 1.0 + _SQRT_2 * x * ratio - ratio * ratio
+
+
+HIDDEN_UNITS = {
+    layer.name: layer for layer in (BernoulliHidden(), GaussianHidden(), ReLUHidden())
+}
