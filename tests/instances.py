@@ -80,6 +80,14 @@ INSTANCES = [
         )
         for solver in RBM_SOLVERS
     ),
+    # The continuous hidden layers.
+    *(
+        CategoricalRBM(
+            n_components=4, solver=solver, hidden_unit=hidden_unit, n_iter=3,
+            batch_size=10, learning_rate=0.01, random_state=0,
+        )  # fmt: skip
+        for solver, hidden_unit in (("pcd", "relu"), ("cpt", "gaussian"))
+    ),
     # The penalties (the visible step's other branch).
     CategoricalRBM(
         n_components=4, solver="pcd", n_iter=3, batch_size=10, l1b=0.1, l2_fields=0.1,
@@ -95,6 +103,8 @@ def instance_id(estimator):
         setting += "-l1"
     if getattr(estimator, "l1b", 0.0):
         setting += "-penalties"
+    if getattr(estimator, "hidden_unit", "bernoulli") != "bernoulli":
+        setting += f"-{estimator.hidden_unit}"
     if getattr(estimator, "sigma", "learn") != "learn":
         setting += "-fixed-sigma"
     return f"{type(estimator).__name__}-{setting}"
