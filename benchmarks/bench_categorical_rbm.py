@@ -14,10 +14,21 @@ prints, from one run:
   for the chains' visible draw, the two outer products ``H^T S``), timed
   alone on the same shapes for every mini-batch of the epoch, in the same run.
 
+* with ``--contacts PATH`` (a file of rows ``i j <unused> distance`` over
+  the alignment's columns, 1-based, as ``PF00014_struct.dat``): the
+  precision of the RBM's top ``L`` and ``2 L`` contact scores
+  (``contact_scores(apc=True)``) among pairs with ``|i - j| >= 5``, a
+  contact being a distance below 8 Å;
+* with ``--pgm PATH`` (the ``source`` folder of a jertubiana/PGM checkout,
+  run as it is, never copied here): PGM's RBM with the same visible units,
+  number of Bernoulli hidden units, epochs, batch size, split and weights
+  (PGM's own optimiser and learning rate), its time for one more epoch and
+  its held-out log-likelihood by its own AIS.
+
 Run: ``python benchmarks/bench_categorical_rbm.py PATH/PF00014_mgap6.fasta.gz``
-(``--hidden``, ``--epochs``, ``--learning-rate``, ``--l1b``; ``--time-only``
-skips training and scoring). Set ``OPENBLAS_NUM_THREADS`` / ``NUMBA_NUM_THREADS``
-to fix the threads.
+(``--hidden``, ``--epochs``, ``--learning-rate``, ``--l1b``, ``--hidden-unit``;
+``--time-only`` skips training and scoring). Set ``OPENBLAS_NUM_THREADS`` /
+``NUMBA_NUM_THREADS`` to fix the threads.
 """
 
 import argparse
@@ -60,9 +71,46 @@ def sequence_weights(codes, identity=0.8, chunk=2000):
     onehot[np.arange(n)[:, None], np.arange(length) * len(ALPHABET) + codes] = 1.0
     counts = np.zeros(n)
     for start in range(0, n, chunk):
-        same = onehot[start:start + chunk] @ onehot.T
-        counts[start:start + chunk] = (same >= identity * length).sum(axis=1)
+        same = onehot[start : start + chunk] @ onehot.T
+        counts[start : start + chunk] = (same >= identity * length).sum(axis=1)
     return 1.0 / counts
+
+
+def contact_precision(scores, path, counts, min_separation=5, cutoff=8.0):
+    """Precision of the top ``counts`` pairs by ``scores`` among pairs at
+    least ``min_separation`` apart, contacts from the file at ``path``."""
+    table = np.loadtxt(path)
+    length = scores.shape[0]
+    contact = np.zeros((length, length), dtype=bool)
+    i, j = table[:, 0].astype(int) - 1, table[:, 1].astype(int) - 1
+    contact[i, j] = contact[j, i] = table[:, 3] < cutoff
+    rows, cols = np.triu_indices(length, min_separation)
+    order = np.argsort(-scores[rows, cols])
+    hits = contact[rows[order], cols[order]]
+    return [float(hits[:k].mean()) for k in counts]
+
+
+def run_pgm(source, train, test, weights, hidden, epochs, batch_size):
+    """jertubiana/PGM's RBM on the same data: held-out log-likelihood per
+    sequence (its AIS), seconds of its fit and of one more epoch."""
+    import sys
+
+    sys.path.insert(0, source)
+    import rbm as pgm_rbm  # noqa: PLC0415 (the user's checkout, at run time)
+
+    model = pgm_rbm.RBM(visible="Potts", hidden="Bernoulli", n_v=train.shape[1],
+                        n_h=hidden, n_cv=len(ALPHABET), random_state=0)  # fmt: skip
+    train16, test16 = train.astype(np.int16), test.astype(np.int16)
+    start = time.perf_counter()
+    model.fit(train16, weights=weights.astype(np.float32), batch_size=batch_size,
+              n_iter=epochs, verbose=0)  # fmt: skip
+    fit_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    model.fit(train16, weights=weights.astype(np.float32), batch_size=batch_size,
+              n_iter=1, verbose=0)  # fmt: skip
+    epoch_seconds = time.perf_counter() - start
+    model.AIS(n_betas=10000, verbose=0)
+    return float(model.likelihood(test16).mean()), fit_seconds, epoch_seconds
 
 
 def floor_seconds(X, rbm, repeat=3):
@@ -98,6 +146,9 @@ def main(argv=None):
     parser.add_argument("--learning-rate", type=float, default=0.05)
     parser.add_argument("--l1b", type=float, default=0.0)
     parser.add_argument("--ais-betas", type=int, default=10000)
+    parser.add_argument("--hidden-unit", default="bernoulli")
+    parser.add_argument("--contacts", default=None)
+    parser.add_argument("--pgm", default=None)
     parser.add_argument("--time-only", action="store_true")
     args = parser.parse_args(argv)
 
@@ -139,7 +190,8 @@ def main(argv=None):
     rbm = CategoricalRBM(
         n_components=args.hidden, n_states=len(ALPHABET), solver="pcd",
         batch_size=args.batch_size, n_iter=args.epochs,
-        learning_rate=args.learning_rate, l1b=args.l1b, score_method="ais",
+        learning_rate=args.learning_rate, l1b=args.l1b,
+        hidden_unit=args.hidden_unit, score_method="ais",
         ais_betas=args.ais_betas, random_state=0,
     )  # fmt: skip
     start = time.perf_counter()
@@ -151,10 +203,28 @@ def main(argv=None):
     score_seconds = time.perf_counter() - start
     # The band of log Z is the band of the log-likelihood, reversed.
     low, high = held_out + band.log_z - band.upper, held_out + band.log_z - band.lower
-    print(f"held-out log-likelihood per sequence: independent-site {independent:.2f}; "
-          f"CategoricalRBM {held_out:.2f} (AIS band {low:.2f} to {high:.2f}, "
-          f"{args.ais_betas} temperatures, {rbm.ais_n_chains} chains); "
-          f"fit {fit_seconds:.1f} s ({args.epochs} epochs), AIS {score_seconds:.1f} s")
+    print(
+        f"held-out log-likelihood per sequence: independent-site {independent:.2f}; "
+        f"CategoricalRBM {held_out:.2f} (AIS band {low:.2f} to {high:.2f}, "
+        f"{args.ais_betas} temperatures, {rbm.ais_n_chains} chains); "
+        f"fit {fit_seconds:.1f} s ({args.epochs} epochs), AIS {score_seconds:.1f} s"
+    )
+    if args.contacts:
+        at_l, at_2l = contact_precision(
+            rbm.contact_scores(apc=True), args.contacts, (length, 2 * length)
+        )
+        print(f"contacts (|i - j| >= 5, < 8 A): PPV@L {at_l:.2f}, PPV@2L {at_2l:.2f}")
+    if args.pgm:
+        held, fit_seconds, pgm_epoch = run_pgm(
+            args.pgm, train.astype(np.int64), test_codes, weights, args.hidden,
+            args.epochs, args.batch_size,
+        )  # fmt: skip
+        print(
+            f"jertubiana/PGM RBM (same split, weights, {args.hidden} Bernoulli "
+            f"hidden units, {args.epochs} epochs, its ADAM defaults): held-out "
+            f"{held:.2f}; fit {fit_seconds:.1f} s; one more epoch {pgm_epoch:.2f} s; "
+            f"our PCD epoch / PGM's: {epoch / pgm_epoch:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -83,14 +83,24 @@ INSTANCES = [
     # The continuous hidden layers.
     *(
         CategoricalRBM(
-            n_components=4, solver=solver, hidden_unit=hidden_unit, n_iter=3,
-            batch_size=10, learning_rate=0.01, random_state=0,
+            n_components=4,
+            solver=solver,
+            hidden_unit=hidden_unit,
+            n_iter=3,
+            batch_size=10,
+            learning_rate=0.01,
+            random_state=0,
         )  # fmt: skip
         for solver, hidden_unit in (("pcd", "relu"), ("cpt", "gaussian"))
     ),
     # The penalties (the visible step's other branch).
     CategoricalRBM(
-        n_components=4, solver="pcd", n_iter=3, batch_size=10, l1b=0.1, l2_fields=0.1,
+        n_components=4,
+        solver="pcd",
+        n_iter=3,
+        batch_size=10,
+        l1b=0.1,
+        l2_fields=0.1,
         random_state=0,
     ),
 ]

@@ -6,7 +6,6 @@ log-likelihood.
 """
 
 import itertools
-import warnings
 
 import numpy as np
 import pytest
@@ -57,8 +56,11 @@ def _quadrature_log_unnormalised(V, W, b, c, hidden_unit, n_states=Q):
             # Scaled by the density's maximum, at max(a, 0) or a.
             mode = max(a, 0.0) if hidden_unit == "relu" else a
             top = -mode * mode / 2 + a * mode
-            value = quad(lambda h: np.exp(-h * h / 2 + a * h - top), lower, np.inf,
-                         epsabs=0, epsrel=1e-13, limit=200)[0]  # fmt: skip
+
+            def density(h, a=a, top=top):
+                return np.exp(-h * h / 2 + a * h - top)
+
+            value = quad(density, lower, np.inf, epsabs=0, epsrel=1e-13, limit=200)[0]
             total += np.log(value) + top
         out.append(total)
     return np.array(out)
@@ -121,7 +123,7 @@ def _exact_gradient(rbm, X, weights):
 
     data = moments(X, weights / weights.sum())
     model = moments(V, p)
-    return [d - m for d, m in zip(data, model)]
+    return [d - m for d, m in zip(data, model, strict=True)]
 
 
 @pytest.mark.parametrize("hidden_unit", ["bernoulli", "gaussian", "relu"])
@@ -176,7 +178,9 @@ def test_base_model_is_the_weighted_independent_site_model():
     rng = np.random.default_rng(3)
     X = rng.integers(0, Q, size=(50, L)).astype(float)
     w = rng.random(50)
-    rbm = CategoricalRBM(n_components=2, n_iter=1, random_state=0).fit(X, sample_weight=w)
+    rbm = CategoricalRBM(n_components=2, n_iter=1, random_state=0).fit(
+        X, sample_weight=w
+    )
     f = np.zeros((L, Q))
     for i in range(L):
         for a in range(Q):

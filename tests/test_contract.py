@@ -376,8 +376,16 @@ def method_surfaces(estimator, queries=True):
         partial = {"X": X}
         if "sample_weight" in inspect.signature(estimator.partial_fit).parameters:
             partial["sample_weight"] = _WEIGHTS[: X.shape[0]]
-        surfaces.append(surface("partial_fit", partial, {**query, **{
-            name: "weights" for name in partial if name == "sample_weight"}}))
+        surfaces.append(
+            surface(
+                "partial_fit",
+                partial,
+                {
+                    **query,
+                    **{name: "weights" for name in partial if name == "sample_weight"},
+                },
+            )
+        )
     tempered = getattr(estimator, "solver", "") in ("pt", "cpt")
     if not queries:
         return surfaces + [s for s in _sample_surface(estimator, surface) if tempered]
@@ -421,7 +429,9 @@ def method_surfaces(estimator, queries=True):
         surfaces += [
             surface("effective_couplings", {}, {}),
             surface(
-                "contact_scores", {"apc": True}, {},
+                "contact_scores",
+                {"apc": True},
+                {},
                 extra=(Case("apc: 'yes'", {"apc": "yes"}, ("apc",)),),
             ),  # fmt: skip
         ]

@@ -43,8 +43,8 @@ from .._partition.reverse_ais import (
 )
 from .kernels import gibbs_sample, pt_sample
 from .layers.bernoulli import BernoulliLayer
-from .layers.relu import BernoulliHidden
 from .layers.gaussian import GaussianLayer
+from .layers.relu import BernoulliHidden
 from .tempering import SwapMonitor, fitted_ladder
 
 # Weight-sized arrays a fit holds at once (weights, velocity, the data-term
@@ -273,7 +273,8 @@ class FittedRBM(
         layer = self._visible_layer()
         units, ctx, to_statistics, from_statistics = layer.sampling_units(self, dtype)
         W = kernel_array(self.components_, dtype)
-        hidden = self._hidden_layer().units_of(kernel_array(self.intercept_hidden_, dtype))
+        c = kernel_array(self.intercept_hidden_, dtype)
+        hidden = self._hidden_layer().units_of(c)
         return layer, units, ctx, hidden, W, to_statistics, from_statistics
 
     def _gibbs(self, V, n_steps, rng):

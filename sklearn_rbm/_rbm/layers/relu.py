@@ -1,9 +1,9 @@
 """ReLU and double-ReLU (dReLU) hidden units: their cumulants, moments and
 conditional sampler (Tubiana, Cocco & Monasson 2019).
 
-A hidden unit with potential ``U(h)`` and input ``I`` has the conditional
-``p(h | I) ∝ exp(-U(h) + I h)``; its *cumulant* ``Gamma(I) = log ∫
-exp(-U(h) + I h) dh`` is its term in the free energy (``F(v) = -b . s -
+A hidden unit with potential ``U(h)`` and input ``a`` has the conditional
+``p(h | a) ∝ exp(-U(h) + a h)``; its *cumulant* ``Gamma(a) = log ∫
+exp(-U(h) + a h) dh`` is its term in the free energy (``F(v) = -b . s -
 sum_j Gamma_j(I_j(v))``), and ``Gamma'`` and ``Gamma''`` are the conditional
 mean and variance. Potentials:
 
@@ -12,8 +12,8 @@ mean and variance. Potentials:
   theta_m h_-`` with ``h_+ = max(h, 0)``, ``h_- = min(h, 0)``.
 
 Each half-line integral is ``∫_0^inf exp(-gamma u^2 / 2 - t u) du =
-sqrt(pi / (2 gamma)) erfcx(t / sqrt(2 gamma))`` (``t = theta_p - I`` for the
-positive side, ``t = I - theta_m`` for the negative one), so ``Gamma`` is a
+sqrt(pi / (2 gamma)) erfcx(t / sqrt(2 gamma))`` (``t = theta_p - a`` for the
+positive side, ``t = a - theta_m`` for the negative one), so ``Gamma`` is a
 log-sum of two ``log erfcx`` terms: the *erfcx route*, stable for inputs of
 any size where ``exp`` and ``erfc`` separately overflow or underflow. The
 conditional given the side is a Gaussian truncated to it, whose mean and
@@ -99,33 +99,33 @@ def _truncated_moments(gamma, x, sign):
 
 
 @jit
-def relu_cumulant(I, gamma, theta):
-    """``Gamma(I)`` of a ReLU unit."""
-    return _half_line(gamma, theta - I)[0]
+def relu_cumulant(a, gamma, theta):
+    """``Gamma(a)`` of a ReLU unit."""
+    return _half_line(gamma, theta - a)[0]
 
 
 @jit
-def relu_moments(I, gamma, theta):
-    """``(mean, variance)`` of ``h | I`` for a ReLU unit."""
-    x = _half_line(gamma, theta - I)[1]
+def relu_moments(a, gamma, theta):
+    """``(mean, variance)`` of ``h | a`` for a ReLU unit."""
+    x = _half_line(gamma, theta - a)[1]
     return _truncated_moments(gamma, x, 1.0)
 
 
 @jit
-def drelu_cumulant(I, gamma_p, gamma_m, theta_p, theta_m):
-    """``Gamma(I)`` of a dReLU unit: the log-sum of its two half-lines."""
-    log_p = _half_line(gamma_p, theta_p - I)[0]
-    log_m = _half_line(gamma_m, I - theta_m)[0]
+def drelu_cumulant(a, gamma_p, gamma_m, theta_p, theta_m):
+    """``Gamma(a)`` of a dReLU unit: the log-sum of its two half-lines."""
+    log_p = _half_line(gamma_p, theta_p - a)[0]
+    log_m = _half_line(gamma_m, a - theta_m)[0]
     top = max(log_p, log_m)
     return top + math.log(math.exp(log_p - top) + math.exp(log_m - top))
 
 
 @jit
-def drelu_moments(I, gamma_p, gamma_m, theta_p, theta_m):
-    """``(mean, variance, p_plus)`` of ``h | I`` for a dReLU unit,
+def drelu_moments(a, gamma_p, gamma_m, theta_p, theta_m):
+    """``(mean, variance, p_plus)`` of ``h | a`` for a dReLU unit,
     ``p_plus`` the probability that ``h > 0``."""
-    log_p, x_p = _half_line(gamma_p, theta_p - I)
-    log_m, x_m = _half_line(gamma_m, I - theta_m)
+    log_p, x_p = _half_line(gamma_p, theta_p - a)
+    log_m, x_m = _half_line(gamma_m, a - theta_m)
     p_plus = 1.0 / (1.0 + math.exp(log_m - log_p))
     mean_p, var_p = _truncated_moments(gamma_p, x_p, 1.0)
     mean_m, var_m = _truncated_moments(gamma_m, x_m, -1.0)
@@ -161,29 +161,29 @@ def _standard_normal_tail(a, key, counter):
 
 
 @jit
-def relu_sample(I, gamma, theta, key, counter):
-    """A draw of ``h | I`` for a ReLU unit (uniforms from positions
+def relu_sample(a, gamma, theta, key, counter):
+    """A draw of ``h | a`` for a ReLU unit (uniforms from positions
     ``1024 * counter`` onwards of the stream ``key``)."""
     sigma = 1.0 / math.sqrt(gamma)
-    m = (I - theta) / gamma
+    m = (a - theta) / gamma
     z = _standard_normal_tail(-m / sigma, key, 1024 * counter)
     return m + sigma * z
 
 
 @jit
-def drelu_sample(I, gamma_p, gamma_m, theta_p, theta_m, key, counter):
-    """A draw of ``h | I`` for a dReLU unit: the side with probability
+def drelu_sample(a, gamma_p, gamma_m, theta_p, theta_m, key, counter):
+    """A draw of ``h | a`` for a dReLU unit: the side with probability
     ``p_plus``, then the Gaussian truncated to it."""
-    log_p = _half_line(gamma_p, theta_p - I)[0]
-    log_m = _half_line(gamma_m, I - theta_m)[0]
+    log_p = _half_line(gamma_p, theta_p - a)[0]
+    log_m = _half_line(gamma_m, a - theta_m)[0]
     p_plus = 1.0 / (1.0 + math.exp(log_m - log_p))
     base = 1024 * counter
     if uniform(key, base + 1023) < p_plus:
         sigma = 1.0 / math.sqrt(gamma_p)
-        m = (I - theta_p) / gamma_p
+        m = (a - theta_p) / gamma_p
         return m + sigma * _standard_normal_tail(-m / sigma, key, base)
     sigma = 1.0 / math.sqrt(gamma_m)
-    m = (I - theta_m) / gamma_m
+    m = (a - theta_m) / gamma_m
     return m - sigma * _standard_normal_tail(m / sigma, key, base)
 
 
