@@ -375,7 +375,8 @@ def _gaussian_tempered_mean(units, ctx, inputs, field, betas, n_chains):
 @implements(base.resample, GaussianHiddenUnits)
 def _gaussian_resample(units, ctx, M, rng):
     # The mean is gamma^-1 times the input: a draw is the mean plus noise.
-    out = M * units.gamma
+    out = M.copy()
+    out *= units.gamma  # in place: keeps the dtype of M
     zero = np.zeros(M.shape[1], dtype=M.dtype)
     return _gaussian_rows_(out, zero, units.gamma, _ones(1), M.shape[0], new_key(rng),
                            True)  # fmt: skip
