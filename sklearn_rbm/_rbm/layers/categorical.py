@@ -59,7 +59,7 @@ from ..._numerics.steps import column_sum
 from ..._numerics.vecmath import exp_nonpositive
 from ..._partition.annealing import ais_betas, run_ais
 from . import base
-from .base import Layer, centred, gemm_outer_, implements, linear_step_
+from .base import Layer, implements, linear_step_
 from .bernoulli import annealed_visible_bias_, linear_terms
 from .relu import BernoulliHidden
 
@@ -228,6 +228,67 @@ def gather_input(codes, WT, q):
 
 
 @jit
+def one_hot_columns(S, q):
+    """The column of the 1 at each site of one-hot rows ``S``: ``(n, L)``
+    int64, ``i * q + v_i``."""
+    n_rows, n_cols = S.shape
+    n_sites = n_cols // q
+    out = np.empty((n_rows, n_sites), dtype=np.int64)
+    for r in range(n_rows):
+        for i in range(n_sites):
+            column = i * q
+            for a in range(q):
+                if S[r, i * q + a] != 0.0:
+                    column = i * q + a
+                    break
+            out[r, i] = column
+    return out
+
+
+@jit
+def gather_rows(columns, W):
+    """``S W^T`` for one-hot rows given by their ``columns`` (``(n, L)``):
+    ``out[r, j] = sum_i W[j, columns[r, i]]``, in ``W``'s dtype."""
+    n_rows, n_sites = columns.shape
+    n_hidden = W.shape[0]
+    out = np.empty((n_rows, n_hidden), dtype=W.dtype)
+    for r in range(n_rows):
+        for j in range(n_hidden):
+            total = 0.0
+            for i in range(n_sites):
+                total += W[j, columns[r, i]]
+            out[r, j] = total
+    return out
+
+
+@jit
+def scatter_outer_(alpha, H, columns, mu, is_centred, beta, out):
+    """In place: ``out = beta out + alpha H^T (S - mu)`` for one-hot rows
+    ``S`` given by their ``columns``: a scatter-add of ``alpha H[r, j]`` into
+    the row's columns, then the rank-one offset term when centred."""
+    n_rows, n_sites = columns.shape
+    n_hidden, n_cols = out.shape
+    if beta == 0.0:
+        out[...] = 0.0
+    elif beta != 1.0:
+        out *= beta
+    for j in range(n_hidden):
+        row = out[j]
+        for r in range(n_rows):
+            h = alpha * H[r, j]
+            for i in range(n_sites):
+                row[columns[r, i]] += h
+    if is_centred:
+        for j in range(n_hidden):
+            total = 0.0
+            for r in range(n_rows):
+                total += H[r, j]
+            total *= alpha
+            for k in range(n_cols):
+                out[j, k] -= total * mu[k]
+
+
+@jit
 def _penalty_step_(W, b, field, rate, l2_fields, l1b):
     """The steps of the penalties: ``b -= rate l2_fields field`` (``field``
     the uncentred fields; the centred ``b`` moves by the same amount) and
@@ -287,7 +348,10 @@ def _statistics(units, ctx, V):
 
 @implements(base.input_to_hidden, CategoricalUnits)
 def _input_to_hidden(units, ctx, S, W):
-    return np.dot(S, W.T)
+    # A gather of the weights of the states present: 0.53 ms against 0.81 ms
+    # for the one-hot product (100 rows x 53 sites x 21 states, 100 hidden
+    # units, one thread).
+    return gather_rows(one_hot_columns(S, units.n_states), W)
 
 
 @implements(base.input_from_hidden, CategoricalUnits)
@@ -302,12 +366,15 @@ def _column_sums(units, S):
 
 @implements(base.data_outer_, CategoricalUnits)
 def _data_outer(units, ctx, alpha, H, V, S, mu, is_centred, beta, out):
-    gemm_outer_(alpha, H, centred(S, mu, is_centred), beta, out)
+    # A scatter-add: 0.39 ms against 0.69 ms for the product (same shapes).
+    columns = one_hot_columns(S, units.n_states)
+    scatter_outer_(alpha, H, columns, mu, is_centred, beta, out)
 
 
 @implements(base.chain_outer_, CategoricalUnits)
 def _chain_outer(units, ctx, alpha, H, S, mu, is_centred, beta, out):
-    gemm_outer_(alpha, H, centred(S, mu, is_centred), beta, out)
+    columns = one_hot_columns(S, units.n_states)
+    scatter_outer_(alpha, H, columns, mu, is_centred, beta, out)
 
 
 @implements(base.step_metric, CategoricalUnits)
