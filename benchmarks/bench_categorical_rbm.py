@@ -14,6 +14,8 @@ prints, from one run:
   for the chains' visible draw, the two outer products ``H^T S``), timed
   alone on the same shapes for every mini-batch of the epoch, in the same run.
 
+* AIS against the exact ``log Z`` (2^12 hidden states enumerated) of an RBM
+  with 12 hidden units trained on the same data;
 * with ``--contacts PATH`` (a file of rows ``i j <unused> distance`` over
   the alignment's columns, 1-based, as ``PF00014_struct.dat``): the
   precision of the RBM's top ``L`` and ``2 L`` contact scores
@@ -209,6 +211,18 @@ def main(argv=None):
         f"{args.ais_betas} temperatures, {rbm.ais_n_chains} chains); "
         f"fit {fit_seconds:.1f} s ({args.epochs} epochs), AIS {score_seconds:.1f} s"
     )
+    small = CategoricalRBM(
+        n_components=12, n_states=len(ALPHABET), batch_size=args.batch_size,
+        n_iter=args.epochs, learning_rate=args.learning_rate, score_method="exact",
+        ais_betas=args.ais_betas, random_state=0,
+    ).fit(train, sample_weight=weights)  # fmt: skip
+    exact = small.log_partition_function()
+    small.set_params(score_method="ais")
+    ais = small.log_partition_function()
+    inside = ais.lower <= exact.log_z <= ais.upper
+    print(f"12 hidden units: exact log Z {exact.log_z:.3f}; AIS {ais.log_z:.3f} "
+          f"(band {ais.lower:.3f} to {ais.upper:.3f}): exact "
+          f"{'inside' if inside else 'OUTSIDE'} the band")  # fmt: skip
     if args.contacts:
         at_l, at_2l = contact_precision(
             rbm.contact_scores(apc=True), args.contacts, (length, 2 * length)
