@@ -20,7 +20,9 @@ conditional given the side is a Gaussian truncated to it, whose mean and
 variance follow from the inverse Mills ratio ``sqrt(2 / pi) / erfcx(x)``.
 
 The scalar functions are numba functions usable from the kernels and from
-Python. The hidden layers built on them, for the hooks of ``base.py``
+Python, compiled with numpy's error model: a non-finite input (weights that
+overflowed) gives NaN, which the trainer's divergence check reports, and
+not a ZeroDivisionError from inside a kernel. The hidden layers built on them, for the hooks of ``base.py``
 (``mean_``, ``sample_``, ``resample``, the tempered draws, ``cumulant_gap``
 and ``anneal_``), are ReLU units and Gaussian units (the linear member of the
 family), both of unit curvature, with the hidden bias ``c`` as their only
@@ -40,7 +42,7 @@ import numpy as np
 from scipy.special import erfc, expit
 from scipy.special import erfcx as scipy_erfcx
 
-from ..._numerics.jit import jit
+from ..._numerics.jit import vector_jit
 from ..._numerics.normal import standard_normal
 from ..._numerics.random import new_key, uniform
 from . import base
@@ -51,7 +53,7 @@ _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 _SQRT_2 = math.sqrt(2.0)
 
 
-@jit
+@vector_jit
 def erfcx(x):
     """``exp(x^2) erfc(x)``, without overflow for large positive ``x``
     (asymptotic series beyond 26; overflows to inf below about -26.6 as the
@@ -68,7 +70,7 @@ def erfcx(x):
     return total / (x * math.sqrt(math.pi))
 
 
-@jit
+@vector_jit
 def log_erfcx(x):
     """``log erfcx(x)`` for any finite ``x``: ``x^2 + log erfc(x)`` for
     negative ``x`` (``erfc`` is then in (1, 2))."""
@@ -77,7 +79,7 @@ def log_erfcx(x):
     return math.log(erfcx(x))
 
 
-@jit
+@vector_jit
 def _half_line(gamma, t):
     """``log ∫_0^inf exp(-gamma u^2 / 2 - t u) du`` and the argument ``x =
     t / sqrt(2 gamma)`` of its erfcx."""
@@ -85,7 +87,7 @@ def _half_line(gamma, t):
     return _LOG_SQRT_PI_2 - 0.5 * math.log(gamma) + log_erfcx(x), x
 
 
-@jit
+@vector_jit
 def _truncated_moments(gamma, x, sign):
     """Mean and variance of the Gaussian of precision ``gamma`` truncated to
     one half-line (``sign`` +1: ``h >= 0``; -1: ``h <= 0``) whose half-line
@@ -98,20 +100,20 @@ def _truncated_moments(gamma, x, sign):
     return mean, variance
 
 
-@jit
+@vector_jit
 def relu_cumulant(a, gamma, theta):
     """``Gamma(a)`` of a ReLU unit."""
     return _half_line(gamma, theta - a)[0]
 
 
-@jit
+@vector_jit
 def relu_moments(a, gamma, theta):
     """``(mean, variance)`` of ``h | a`` for a ReLU unit."""
     x = _half_line(gamma, theta - a)[1]
     return _truncated_moments(gamma, x, 1.0)
 
 
-@jit
+@vector_jit
 def drelu_cumulant(a, gamma_p, gamma_m, theta_p, theta_m):
     """``Gamma(a)`` of a dReLU unit: the log-sum of its two half-lines."""
     log_p = _half_line(gamma_p, theta_p - a)[0]
@@ -120,7 +122,7 @@ def drelu_cumulant(a, gamma_p, gamma_m, theta_p, theta_m):
     return top + math.log(math.exp(log_p - top) + math.exp(log_m - top))
 
 
-@jit
+@vector_jit
 def drelu_moments(a, gamma_p, gamma_m, theta_p, theta_m):
     """``(mean, variance, p_plus)`` of ``h | a`` for a dReLU unit,
     ``p_plus`` the probability that ``h > 0``."""
@@ -134,7 +136,7 @@ def drelu_moments(a, gamma_p, gamma_m, theta_p, theta_m):
     return mean, second - mean * mean, p_plus
 
 
-@jit
+@vector_jit
 def _standard_normal_tail(a, key, counter):
     """A draw of a standard normal truncated to ``[a, inf)``: plain
     rejection for ``a < 0.5``, Robert's (1995) exponential rejection beyond;
@@ -160,7 +162,7 @@ def _standard_normal_tail(a, key, counter):
     return a
 
 
-@jit
+@vector_jit
 def relu_sample(a, gamma, theta, key, counter):
     """A draw of ``h | a`` for a ReLU unit (uniforms from positions
     ``1024 * counter`` onwards of the stream ``key``)."""
@@ -170,7 +172,7 @@ def relu_sample(a, gamma, theta, key, counter):
     return m + sigma * z
 
 
-@jit
+@vector_jit
 def drelu_sample(a, gamma_p, gamma_m, theta_p, theta_m, key, counter):
     """A draw of ``h | a`` for a dReLU unit: the side with probability
     ``p_plus``, then the Gaussian truncated to it."""
@@ -229,7 +231,7 @@ class GaussianHiddenUnits(NamedTuple):
     gamma: float
 
 
-@jit
+@vector_jit
 def relu_input_of_mean(mean, gamma):
     """The input ``a`` whose ReLU conditional has mean ``mean`` (> 0): Newton's
     method on the increasing ``a -> E[h | a]`` (its derivative is the
@@ -246,7 +248,7 @@ def relu_input_of_mean(mean, gamma):
     return a
 
 
-@jit
+@vector_jit
 def _relu_rows_(pre, bias, gamma, betas, n_chains, key, sample):
     """In place: ``pre[r, j]`` becomes the mean (or, with ``sample``, a draw)
     of ``h | beta_r (pre[r, j] + bias[j])``."""
@@ -262,7 +264,7 @@ def _relu_rows_(pre, bias, gamma, betas, n_chains, key, sample):
     return pre
 
 
-@jit
+@vector_jit
 def _gaussian_rows_(pre, bias, gamma, betas, n_chains, key, sample):
     """:func:`_relu_rows_` for Gaussian hidden units."""
     n_rows, n_cols = pre.shape
@@ -278,7 +280,7 @@ def _gaussian_rows_(pre, bias, gamma, betas, n_chains, key, sample):
     return pre
 
 
-@jit
+@vector_jit
 def _ones(n):
     return np.ones(n)
 
