@@ -22,11 +22,12 @@ variance follow from the inverse Mills ratio ``sqrt(2 / pi) / erfcx(x)``.
 The scalar functions are numba functions usable from the kernels and from
 Python, compiled with numpy's error model: a non-finite input (weights that
 overflowed) gives NaN, which the trainer's divergence check reports, and
-not a ZeroDivisionError from inside a kernel. The hidden layers built on them, for the hooks of ``base.py``
-(``mean_``, ``sample_``, ``resample``, the tempered draws, ``cumulant_gap``
-and ``anneal_``), are ReLU units and Gaussian units (the linear member of the
-family), both of unit curvature, with the hidden bias ``c`` as their only
-trained parameter (``theta = -c``); :class:`BernoulliHidden`,
+not a ZeroDivisionError from inside a kernel. The hidden layers built on
+them, for the hooks of ``base.py`` (``mean_``, ``sample_``, ``resample``,
+the tempered draws, ``cumulant_gap`` and ``anneal_``), are ReLU units and
+Gaussian units (the linear member of the family), both of unit curvature,
+with the hidden bias ``c`` as their only trained parameter (``theta =
+-c``); :class:`BernoulliHidden`,
 :class:`GaussianHidden` and :class:`ReLUHidden` are their estimator side.
 Annealing and tempering scale the hidden units' *input* and keep their
 potential, so the base model at ``beta = 0`` is the visible base model times
