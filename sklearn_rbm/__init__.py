@@ -2,6 +2,9 @@
 
 Estimators
 ----------
+CategoricalRBM
+    RBM with categorical (Potts) visible units: integer codes such as aligned
+    protein sequences, with sequence weights.
 DCPBernoulliRBM
     Binary RBM trained by CD-K, PCD, centred gradient, S-DCP, centred S-DCP
     or parallel tempering.
@@ -33,11 +36,13 @@ from ._frank_wolfe.estimator import FrankWolfeRBM
 from ._fvbm.estimator import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
 from ._potts.estimator import PottsPseudoLikelihood
 from ._rbm.bernoulli import DCPBernoulliRBM
+from ._rbm.categorical import CategoricalRBM
 from ._rbm.gaussian import GaussianBernoulliRBM
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "CategoricalRBM",
     "ConditionalRBMRegressor",
     "DCPBernoulliRBM",
     "FrankWolfeRBM",

@@ -166,7 +166,36 @@ def potts_uses():
     potts.score(X)
 
 
+def categorical_uses(dtype):
+    """CategoricalRBM: every solver and hidden unit type, sample weights,
+    exact and AIS scores, the queries."""
+    from sklearn_rbm import CategoricalRBM
+
+    rng = np.random.RandomState(0)
+    X = rng.randint(0, 3, size=(24, 4)).astype(dtype)
+    weights = np.linspace(0.5, 1.5, 24)
+    for hidden_unit in ("bernoulli", "gaussian", "relu"):
+        for solver in ("cd", "pcd", "cg", "sdcp", "csdcp", "pt", "cpt"):
+            rbm = CategoricalRBM(
+                n_components=3, hidden_unit=hidden_unit, solver=solver, batch_size=8,
+                n_iter=1, random_state=0,
+            )  # fmt: skip
+            rbm.fit(X)
+            rbm.fit(X, sample_weight=weights)
+        rbm.score(X)
+        rbm.transform(X)
+        rbm.gibbs(X)
+        rbm.sample(2, n_steps=2, random_state=0)
+        rbm.sample(2, n_steps=2, method="pt", random_state=0)
+        rbm.set_params(score_method="ais", ais_betas=10, ais_n_chains=4)
+        rbm.score(X)
+    CategoricalRBM(n_components=3, l1b=0.1, l2_fields=0.1, n_iter=1).fit(X)
+
+
 GROUPS = {
+    "categorical": lambda: [
+        categorical_uses(dtype) for dtype in (np.float64, np.float32)
+    ],
     "dcp": lambda: [dcp_uses(dtype) for dtype in (np.float64, np.float32)],
     "gaussian": lambda: [gaussian_uses(dtype) for dtype in (np.float64, np.float32)],
     "conditional": lambda: [

@@ -203,8 +203,10 @@ def array_cases(name, role, value):
     """The battery for one array argument.
 
     ``role`` is ``'data'`` (rows of samples: X), ``'binary'`` (rows of 0/1
-    samples), ``'targets'`` (0/1 outputs, 1-D or 2-D), ``'matrix'`` (a 2-D
-    model parameter) or ``'vector'`` (a 1-D model parameter).
+    samples), ``'codes'`` (rows of integer codes of categorical data),
+    ``'targets'`` (0/1 outputs, 1-D or 2-D), ``'matrix'`` (a 2-D model
+    parameter), ``'vector'`` (a 1-D model parameter) or ``'weights'`` (one
+    non-negative weight per sample).
     """
     value = np.asarray(value)
     names = (name,)
@@ -252,6 +254,17 @@ def array_cases(name, role, value):
             Case("scalar", {name: value[0]}, names),
             Case("one short", {name: value[:-1]}, names),
             Case("one more", {name: np.append(value, value[:1])}, names),
+        ]
+    if role == "codes" and value.ndim == 2:
+        cases += [
+            Case("code 0.5", {name: _with(value, first, 0.5)}, names, data_values=True),
+            Case("code -1", {name: _with(value, last, -1.0)}, names, data_values=True),
+            Case("code 99", {name: _with(value, first, 99.0)}, names, data_values=True),
+        ]
+    if role == "weights" and value.ndim == 1:
+        cases += [
+            Case("negative", {name: _with(value, first, -1.0)}, names),
+            Case("all zero", {name: np.zeros_like(value)}, names),
         ]
     if role in ("data", "binary") and value.ndim == 2:
         cases.append(

@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.base import clone
 
 from sklearn_rbm import (
+    CategoricalRBM,
     ConditionalRBMRegressor,
     DCPBernoulliRBM,
     FrankWolfeRBM,
@@ -75,6 +76,35 @@ INSTANCES = [
         n_components=4, solver="cd", sigma=1.0, n_iter=3, batch_size=10, random_state=0
     ),
     PottsPseudoLikelihood(lambda_e=1.0, random_state=0),
+    *(
+        CategoricalRBM(
+            n_components=4, solver=solver, n_iter=3, batch_size=10, random_state=0
+        )
+        for solver in RBM_SOLVERS
+    ),
+    # The continuous hidden layers.
+    *(
+        CategoricalRBM(
+            n_components=4,
+            solver=solver,
+            hidden_unit=hidden_unit,
+            n_iter=3,
+            batch_size=10,
+            learning_rate=0.01,
+            random_state=0,
+        )  # fmt: skip
+        for solver, hidden_unit in (("pcd", "relu"), ("cpt", "gaussian"))
+    ),
+    # The penalties (the visible step's other branch).
+    CategoricalRBM(
+        n_components=4,
+        solver="pcd",
+        n_iter=3,
+        batch_size=10,
+        l1b=0.1,
+        l2_fields=0.1,
+        random_state=0,
+    ),
 ]
 
 
@@ -83,6 +113,10 @@ def instance_id(estimator):
     setting = getattr(estimator, "solver", getattr(estimator, "unit_scale", ""))
     if getattr(estimator, "penalty", None) == "l1":
         setting += "-l1"
+    if getattr(estimator, "l1b", 0.0):
+        setting += "-penalties"
+    if getattr(estimator, "hidden_unit", "bernoulli") != "bernoulli":
+        setting += f"-{estimator.hidden_unit}"
     if getattr(estimator, "sigma", "learn") != "learn":
         setting += "-fixed-sigma"
     return f"{type(estimator).__name__}-{setting}"
@@ -101,6 +135,14 @@ def _binary(n_samples, n_features, seed):
     rng = np.random.RandomState(seed)
     X = (rng.random_sample((n_samples, n_features)) < 0.4).astype(np.float64)
     X[0], X[1] = 0.0, 1.0
+    return X
+
+
+def _codes(n_samples, n_features, n_states, seed):
+    """Integer codes with every state present in every column, as floats."""
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, n_states, size=(n_samples, n_features)).astype(np.float64)
+    X[:n_states] = np.arange(n_states)[:, None]
     return X
 
 
@@ -136,6 +178,8 @@ def training_data(estimator):
         return X, Y
     if isinstance(estimator, GaussianBernoulliRBM):
         return (_real(40, 6, 3),)
+    if isinstance(estimator, CategoricalRBM):
+        return (_codes(40, 5, 3, 7),)
     return (_binary(40, 6, 4),)
 
 

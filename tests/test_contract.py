@@ -42,6 +42,7 @@ from sklearn.utils._param_validation import Interval
 
 import sklearn_rbm
 from sklearn_rbm import (
+    CategoricalRBM,
     ConditionalRBMRegressor,
     DCPBernoulliRBM,
     FrankWolfeRBM,
@@ -117,6 +118,7 @@ def public_callables():
 #: Integer hyperparameters that size arrays: 10**9 must be refused before
 #: anything is allocated, with the parameter named.
 SIZE_PARAMETERS = {
+    "n_states",
     "ais_betas",
     "n_components",
     "batch_size",
@@ -124,7 +126,6 @@ SIZE_PARAMETERS = {
     "ais_n_chains",
     "max_components",
     "n_samples_per_step",
-    "n_states",
     "history",
 }
 #: Integer hyperparameters that count work (epochs, iterations, steps): 10**9
@@ -169,6 +170,8 @@ C = _rng.randn(3).astype(np.float16).astype(np.float64)
 V = training_data(DCPBernoulliRBM())[0][:8]
 R = training_data(GaussianBernoulliRBM())[0][:8]
 AIS = dict(n_chains=4, betas=20, random_state=0)
+#: Sample weights exactly representable in float16.
+_WEIGHTS = np.linspace(0.5, 1.5, 64).astype(np.float16).astype(np.float64)
 
 
 def _schedule_cases(name, with_counts=True):
@@ -281,6 +284,8 @@ def hyperparameter_surface(estimator):
 def _data_role(estimator):
     if isinstance(estimator, (DCPBernoulliRBM, FrankWolfeRBM, FVBMPseudoLikelihood)):
         return "binary"
+    if isinstance(estimator, CategoricalRBM):
+        return "codes"
     return "data"
 
 
@@ -365,9 +370,24 @@ def method_surfaces(estimator, queries=True):
     elif "X_val" in inspect.signature(estimator.fit).parameters:
         fit_arguments["X_val"] = X[:10]
         fit_arrays["X_val"] = role
+    if "sample_weight" in inspect.signature(estimator.fit).parameters:
+        fit_arguments["sample_weight"] = _WEIGHTS[: X.shape[0]]
+        fit_arrays["sample_weight"] = "weights"
     surfaces.append(surface("fit", fit_arguments, fit_arrays))
     if hasattr(estimator, "partial_fit"):
-        surfaces.append(surface("partial_fit", {"X": X}))
+        partial = {"X": X}
+        if "sample_weight" in inspect.signature(estimator.partial_fit).parameters:
+            partial["sample_weight"] = _WEIGHTS[: X.shape[0]]
+        surfaces.append(
+            surface(
+                "partial_fit",
+                partial,
+                {
+                    **query,
+                    **{name: "weights" for name in partial if name == "sample_weight"},
+                },
+            )
+        )
     tempered = getattr(estimator, "solver", "") in ("pt", "cpt")
     if not queries:
         return surfaces + [s for s in _sample_surface(estimator, surface) if tempered]
@@ -406,6 +426,16 @@ def method_surfaces(estimator, queries=True):
                     Case("n_components given", {"n_components": 2}, ("n_components",)),
                 ),
             ),
+        ]
+    if isinstance(estimator, CategoricalRBM):
+        surfaces += [
+            surface("effective_couplings", {}, {}),
+            surface(
+                "contact_scores",
+                {"apc": True},
+                {},
+                extra=(Case("apc: 'yes'", {"apc": "yes"}, ("apc",)),),
+            ),  # fmt: skip
         ]
     if isinstance(estimator, FVBMPseudoLikelihood):
         surfaces.append(

@@ -244,10 +244,18 @@ def check_sample_weight(sample_weight, n_samples):
     """
     if sample_weight is None:
         return None
-    weights = np.asarray(sample_weight, dtype=np.float64)
+    if not sp.issparse(sample_weight):
+        sample_weight = np.asarray(sample_weight)
+        if sample_weight.dtype == object:  # numbers held as objects are numbers
+            try:
+                sample_weight = sample_weight.astype(np.float64)
+            except (TypeError, ValueError):
+                pass  # refused below, by name
+    weights = as_real_array(sample_weight, "sample_weight").astype(np.float64)
     if weights.shape != (n_samples,):
         raise ValueError(
-            f"sample_weight must have shape ({n_samples},), one weight per row; "
+            f"sample_weight must have shape ({n_samples},), one weight per row "
+            f"of X ({n_samples} rows); "
             f"got shape {weights.shape}."
         )
     if not np.all(np.isfinite(weights)) or np.any(weights < 0):

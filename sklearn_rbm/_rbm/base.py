@@ -15,7 +15,6 @@ import numbers
 from abc import ABCMeta, abstractmethod
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -44,8 +43,8 @@ from .._partition.reverse_ais import (
 )
 from .kernels import gibbs_sample, pt_sample
 from .layers.bernoulli import BernoulliLayer
-from .layers.bernoulli import units_of as bernoulli_units_of
 from .layers.gaussian import GaussianLayer
+from .layers.relu import BernoulliHidden
 from .tempering import SwapMonitor, fitted_ladder
 
 # Weight-sized arrays a fit holds at once (weights, velocity, the data-term
@@ -131,6 +130,11 @@ class FittedRBM(
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
+
+    def _hidden_layer(self):
+        """The hidden layer's estimator side (``layers/relu.py``): binary
+        units unless the estimator chooses others."""
+        return BernoulliHidden()
 
     @abstractmethod
     def _visible_layer(self):
@@ -223,7 +227,7 @@ class FittedRBM(
         X = self._validate_query(X)
         pre = self._visible_layer().hidden_input(self, X)
         pre += self.intercept_hidden_.astype(X.dtype, copy=False)
-        return expit(pre, out=pre)
+        return self._hidden_layer().mean(pre)
 
     def free_energy(self, X):
         """Free energy ``F(v)`` of each row: ``log p(v) = -F(v) - log Z``.
@@ -270,7 +274,8 @@ class FittedRBM(
         layer = self._visible_layer()
         units, ctx, to_statistics, from_statistics = layer.sampling_units(self, dtype)
         W = kernel_array(self.components_, dtype)
-        hidden = bernoulli_units_of(self.intercept_hidden_, dtype)
+        c = kernel_array(self.intercept_hidden_, dtype)
+        hidden = self._hidden_layer().units_of(c)
         return layer, units, ctx, hidden, W, to_statistics, from_statistics
 
     def _gibbs(self, V, n_steps, rng):

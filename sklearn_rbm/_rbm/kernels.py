@@ -234,8 +234,20 @@ def move_offsets_(W, b, c, mu, lam, mu_batch, lam_batch, nu_mu, nu_lam):
 
 
 @jit
+def weighted_column_sum(X, weights):
+    """``weights^T X``, float64: the weighted column sums of a mini-batch."""
+    out = np.zeros(X.shape[1])
+    for r in range(X.shape[0]):
+        w = weights[r]
+        if w != 0.0:
+            for j in range(X.shape[1]):
+                out[j] += w * X[r, j]
+    return out
+
+
+@jit
 def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedule,
-                      rates, scratch, rng):  # fmt: skip
+                      rates, scratch, rng, weights=None):  # fmt: skip
     """One mini-batch update of centred S-DCP; every solver is a special case.
 
     This is Algorithm 4 of Upadhya & Sastry (2017) (CS-DCP) written once, over
@@ -258,7 +270,13 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
       swaps of pair ``(t, t + 1)`` (parallel tempering of Desjardins et al.
       2010, with ``n_inner = 1``);
     * ``rates = (learning_rate, momentum, weight_decay)``; ``scratch =
-      (velocity of W, data_term)``.
+      (velocity of W, data_term)``;
+    * ``weights`` is ``None`` or the rows' weights (float64, scaled by the
+      caller to mean 1 over the training set): the data term and the
+      offsets' mini-batch means are then weighted sums over the rows,
+      ``sum_r w_r (h_r - lam)(s_r - mu)^T / n``, an unbiased estimate of the
+      weighted mean over the training set (sequence weights); the chains
+      start from every row alike.
 
     The centred parameters ``(W, b, c)`` with offsets ``(mu, lam)`` define
     ``p(h | v)`` at input ``W(s - mu) + c`` and ``p(v | h)`` at input
@@ -299,7 +317,11 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
     n_chains = chain_h.shape[0] if persistent else n_data
     if tempering is not None:
         n_chains //= tempering[0].shape[0]
-    sum_S_data, sum_H_data = column_sums(visible, S), column_sum(H_data)
+    if weights is None:
+        sum_S_data, sum_H_data = column_sums(visible, S), column_sum(H_data)
+    else:
+        sum_S_data = weighted_column_sum(S, weights)
+        sum_H_data = weighted_column_sum(H_data, weights)
     mu_batch = (sum_S_data / n_data).astype(W.dtype)
     lam_batch = (sum_H_data / n_data).astype(W.dtype)
     H_start = chain_h if persistent else resample(hidden, hidden_ctx, H_data, rng)
@@ -327,6 +349,8 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
         if inner == 0:
             # The data term, with the offsets of the first inner iteration.
             H_pos = centred_operand(H_data, lam, centred)
+            if weights is not None:
+                H_pos = H_pos * weights.astype(W.dtype).reshape((n_data, 1))
             data = (V, S, H_pos, sum_S_data, sum_H_data)
         sum_H_chain = column_sum(H_chain)
         chain = (

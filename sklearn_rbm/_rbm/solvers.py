@@ -45,9 +45,11 @@ def rbm_step(state, settings):
     ladder = tempering.kernel_argument(state)
 
     def step(batch):
+        # ``batch`` is ``(X,)`` or ``(X, sample weights)``.
+        weights = batch[1] if len(batch) > 1 else None
         minibatch_update_(
             dense_batch(batch[0]), state.W, state.visible, state.hidden, centring,
-            chains, ladder, schedule, rates, scratch, state.rng,
+            chains, ladder, schedule, rates, scratch, state.rng, weights,
         )  # fmt: skip
         tempering.after_step(state)
 

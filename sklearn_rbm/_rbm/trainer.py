@@ -27,10 +27,15 @@ from sklearn.utils import check_random_state
 from .._core.engine import Criterion, EpochTrainingMixin
 from .._core.fit_context import fit_context
 from .._core.sklearn_compat import HasMethods, Interval, StrOptions
-from .._core.utils import blas_threads_for, child_seed, kernel_rng
+from .._core.utils import (
+    blas_threads_for,
+    check_sample_weight,
+    child_seed,
+    hold_out,
+    kernel_rng,
+)
 from .base import FittedRBM, check_rbm_memory, parameters_of
 from .kernels import minibatch_update_
-from .layers.bernoulli import BernoulliUnits
 from .solvers import SOLVERS, resolve_solver
 from .tempering import LADDERS
 
@@ -44,6 +49,16 @@ _STATE = (
     "offset_visible_",
     "offset_hidden_",
 )
+
+
+def _mean_one_weights(arrays):
+    """``arrays`` with their weights (``arrays[1]``, when there) scaled to
+    mean 1: the kernel's weighted sums then estimate the weighted mean of the
+    training set without bias (``_rbm/kernels.minibatch_update_``)."""
+    if len(arrays) < 2:
+        return arrays
+    weights = arrays[1]
+    return (arrays[0], weights * (weights.size / weights.sum()), *arrays[2:])
 
 
 @dataclass
@@ -131,8 +146,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         """Upadhya & Sastry's initialisation (weights ``N(0, 0.01^2)``,
         hidden biases 0, the visible layer's base model as the start), or a
         copy of ``init``'s parameters."""
-        n_features, dtype = X.shape[1], X.dtype
         solver, layer = self._solver(), self._visible_layer()
+        n_features, dtype = layer.n_columns(self, X.shape[1]), X.dtype
         # The memory check comes first: a ladder of 10**9 temperatures would
         # be allocated before the replicas it asks for are refused.
         chains = solver.tempering.chains(self)
@@ -157,7 +172,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
             mu = layer.initial_offset(self, X, dtype)
         else:
             mu = np.zeros(n_features, dtype)
-        lam = np.full(self.n_components, 0.5 if solver.centred else 0.0, dtype=dtype)
+        offset = self._hidden_layer().initial_offset if solver.centred else 0.0
+        lam = np.full(self.n_components, offset, dtype=dtype)
         self.offset_visible_, self.offset_hidden_ = mu, lam
         self._centred_visible_bias = b + lam @ W
         self._centred_hidden_bias = c + W @ mu
@@ -212,17 +228,36 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         self : object
             The fitted estimator.
         """
+        return self._fit(X, X_val)
+
+    def _fit(self, X, X_val, sample_weight=None):
+        """``fit``, with the rows' ``sample_weight`` (None or non-negative
+        weights, checked here after ``X``) for the subclasses that take
+        them."""
         X = self._validate_training_data(X)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
         rs = check_random_state(self.random_state)
-        X_train, X_val = self._held_out(
-            X, X_val, rs, default_fraction=0.1 if self.early_stopping else None
-        )
-        self._initialise(X_train, rs)
-        self._watch_divergence(X_train)
+        arrays = (X,) if sample_weight is None else (X, sample_weight)
+        given = None
+        if X_val is not None:
+            given = (self._held_out(X, X_val, rs)[1],)
+        fraction = 0.1 if self.early_stopping else None
+        train, validation = hold_out(
+            arrays, rs, fraction=self.validation_fraction,
+            default_fraction=fraction, given=given,
+        )  # fmt: skip
+        if validation is not None:
+            validation = validation[:1]
+        train = _mean_one_weights(train)
+        self._fit_weights = train[1] if len(train) > 1 else None
+        try:
+            self._initialise(train[0], rs)
+        finally:
+            del self._fit_weights
+        self._watch_divergence(train[0])
         self._start_history()
-        validation = None if X_val is None else (X_val,)
         self._run(
-            (X_train,), validation, self.n_iter, rs, early_stopping=self.early_stopping
+            train, validation, self.n_iter, rs, early_stopping=self.early_stopping
         )
         self._visible_layer().after_fit(self)
         return self
@@ -248,16 +283,26 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         self : object
             The estimator, one epoch further.
         """
+        return self._partial_fit(X)
+
+    def _partial_fit(self, X, sample_weight=None):
+        """``partial_fit``, with the rows' ``sample_weight`` or None."""
         first_call = not hasattr(self, "components_")
         X = self._validate_training_data(X, reset=first_call)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        train = _mean_one_weights((X,) if sample_weight is None else (X, sample_weight))
         if first_call:
-            self._initialise(X, check_random_state(self.random_state))
+            self._fit_weights = train[1] if len(train) > 1 else None
+            try:
+                self._initialise(X, check_random_state(self.random_state))
+            finally:
+                del self._fit_weights
         else:
             self._visible_layer().check_new_rows(self, X)
         self._start_history(keep=not first_call)
         X = X.astype(self.components_.dtype, copy=False)
         self._watch_divergence(X)
-        self._run((X,), None, 1, self._shuffle_rs, early_stopping=False)
+        self._run((X, *train[1:]), None, 1, self._shuffle_rs, early_stopping=False)
         return self
 
     def _blas_threads(self):
@@ -272,7 +317,9 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         return TrainingState(
             W=self.components_,
             visible=layer.units(self, self._centred_visible_bias, own_velocities),
-            hidden=BernoulliUnits(self._centred_hidden_bias, hidden_velocity),
+            hidden=self._hidden_layer().units_of(
+                self._centred_hidden_bias, hidden_velocity
+            ),
             mu=self.offset_visible_,
             lam=self.offset_hidden_,
             velocity=velocity,
@@ -304,6 +351,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         self._solver().tempering.begin_epoch(self._state)
 
     def _end_epoch(self):
+        self._visible_layer().end_epoch(self)
         self._publish()
 
     def _epoch_figures(self):

@@ -420,6 +420,16 @@ class Layer(ABC):
         """The centring offset of the visible statistics: their mean over the
         training data ``X`` (Melchior, Fischer & Wiskott 2016)."""
 
+    def n_columns(self, model, n_features):
+        """The number of columns of ``W`` for data of ``n_features`` columns
+        (one per feature, unless a feature has several statistics)."""
+        return n_features
+
+    def end_epoch(self, model):
+        """Called at the end of every training epoch, before the fitted
+        parameters are published (a gauge to fix, for instance)."""
+        return None
+
     def start_training(self, model, X, dtype, init):
         """Set the layer's trained arrays besides its bias (named in
         :attr:`state_attributes`), fresh or copied from the fitted ``init``."""

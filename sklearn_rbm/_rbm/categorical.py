@@ -1,0 +1,408 @@
+"""CategoricalRBM: categorical (Potts) visible units, binary hidden units, the
+DCP family of solvers, sequence weights and the true log-likelihood.
+
+A thin class over the RBM trainer (``_rbm/trainer.py``) with categorical
+visible units (``_rbm/layers/categorical.py``): the solvers,
+``partial_fit``, warm starts, sampling and scoring are the trainer's, as for
+:class:`~sklearn_rbm.DCPBernoulliRBM`. This module holds the public surface,
+its parameters and their documentation.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._core.fit_context import fit_context
+from .._core.likelihood_mixin import check_score_settings
+from .._core.sklearn_compat import Interval, StrOptions
+from .._core.utils import FLOAT_DTYPES, check_memory
+from .base import FittedRBM
+from .layers.categorical import CategoricalLayer, check_codes
+from .layers.relu import HIDDEN_UNITS
+from .trainer import RBMTrainer
+
+__all__ = ["CategoricalRBM"]
+
+
+class CategoricalRBM(RBMTrainer, FittedRBM):
+    """RBM with categorical (Potts) visible units and binary hidden units.
+
+    Each of the ``L`` columns of the data is a categorical variable with
+    ``q`` states, given as integer codes ``0 .. q - 1`` (aligned protein
+    sequences with ``q = 21``, ratings, encoded tabular features). The energy
+    is ``E(v, h) = -sum_i b_{i v_i} - sum_j h_j (c_j + sum_i W_{j i v_i})``
+    (Salakhutdinov, Mnih & Hinton 2007; Tubiana, Cocco & Monasson 2019), so
+    that ``p(h_j = 1 | v) = sigmoid(c_j + sum_i W_{j i v_i})`` and each site
+    is a softmax given ``h``. ``components_`` has shape ``(n_components, L *
+    q)``: ``components_.reshape(n_components, L, q)[j, i, a]`` is the weight
+    between hidden unit ``j`` and state ``a`` of site ``i``, and the fields
+    ``intercept_visible_`` (``L * q``) are indexed alike. The weights are
+    kept in the zero-sum gauge (``sum_a W_{j i a} = 0``), fixed after every
+    epoch without changing the model.
+
+    The solvers are those of :class:`DCPBernoulliRBM` (CD-K, PCD, the
+    centred gradient, S-DCP and centred S-DCP of Upadhya & Sastry 2017, and
+    parallel tempering), with the same hyperparameters; the centring offset
+    of a site is its mean one-hot code (the state frequencies). Rows may be
+    weighted (``sample_weight``, the sequence weights of protein families).
+    ``score`` is the true log-likelihood: exact by enumerating the hidden
+    units when there are at most 20, otherwise by annealed importance
+    sampling from the independent-site model.
+
+    Read more in the :ref:`User Guide <categorical_user_guide>`.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        Number of hidden units.
+    n_states : int or None, default=None
+        Number of states ``q`` of every column; ``None`` infers it from the
+        training data as its largest code plus one.
+    hidden_unit : {'bernoulli', 'gaussian', 'relu'}, default='bernoulli'
+        Type of the hidden units: binary; Gaussian of unit precision
+        (potential ``h^2 / 2``); or ReLU of unit curvature (``h^2 / 2`` on
+        ``h >= 0``; Tubiana, Cocco & Monasson 2019). The hidden bias ``c`` is
+        the linear term of each (``-theta``). With continuous hidden units
+        the exact ``log Z`` enumerates the ``n_states ** n_features``
+        visible states (``'auto'`` while that is at most ``2^20``).
+    solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp', 'pt', 'cpt'}, default='pcd'
+        Training algorithm, as for :class:`DCPBernoulliRBM`.
+    learning_rate : float, default=0.01
+        Step size of every (inner) gradient step.
+    batch_size : int, default=100
+        Mini-batch size (and number of persistent chains).
+    n_iter : int, default=20
+        Number of epochs.
+    n_gibbs_steps : int, default=1
+        Gibbs steps per gradient estimate (see :class:`DCPBernoulliRBM`).
+    n_inner_steps : int or None, default=None
+        Inner steps of 'sdcp' and 'csdcp' (``None``: 3).
+    centering_rate_visible, centering_rate_hidden : float or None, default=None
+        Sliding factors of the centring offsets ('cg', 'csdcp', 'cpt');
+        ``None`` means 0.01.
+    n_temperatures, min_beta, beta_ladder : default=None
+        The tempering ladder of 'pt' and 'cpt' (see :class:`DCPBernoulliRBM`);
+        the tempered distributions interpolate towards the independent-site
+        model.
+    momentum : float, default=0.0
+        Momentum of the parameter updates.
+    weight_decay : float, default=0.0
+        L2 penalty on the weights (``weight_decay / 2 * ||W||^2``).
+    l2_fields : float, default=0.0
+        L2 penalty on the fields, ``l2_fields / 2 * ||b||^2``.
+    l1b : float, default=0.0
+        The ``L1^2`` penalty of Tubiana, Cocco & Monasson (2019) on the
+        weights, ``l1b / (2 L q) * sum_j (sum_{i a} |W_{j i a}|)^2``, which
+        makes the hidden units' weights sparse (they use 0.25 on protein
+        families).
+    init : fitted CategoricalRBM or None, default=None
+        Warm start from a fitted RBM with ``n_components`` hidden units and
+        the same ``L * q`` columns.
+    validation_fraction : float or None, default=None
+        Fraction of the training data held out for monitoring and early
+        stopping (``None``: nothing, or 0.1 with ``early_stopping``).
+    early_stopping : bool, default=False
+        Stop when the held-out log-likelihood stops improving.
+    n_iter_no_change : int, default=5
+        Patience of early stopping, in epochs.
+    tol : float, default=1e-4
+        Minimum improvement of the held-out mean log-likelihood.
+    score_method : {'auto', 'exact', 'ais'}, default='auto'
+        How ``score`` obtains ``log Z``: enumeration of the hidden units,
+        AIS, or exact while there are at most 20 hidden units.
+    ais_n_chains : int, default=100
+        AIS chains.
+    ais_betas : int, {'linear', 'three-segment'} or array-like, default=1000
+        AIS temperatures.
+    verbose : int, default=0
+        Print one line per epoch.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the initial weights, the shuffling, the chains and AIS; the
+        same value gives bit-identical parameters.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features_in_ * n_states_)
+        Weights ``W`` in the zero-sum gauge.
+    intercept_visible_ : ndarray of shape (n_features_in_ * n_states_,)
+        Fields ``b`` of the equivalent uncentred RBM.
+    intercept_hidden_ : ndarray of shape (n_components,)
+        Hidden biases ``c``.
+    offset_visible_, offset_hidden_ : ndarray
+        Centring offsets (zeros for uncentred solvers).
+    site_fields_ : ndarray of shape (n_features_in_, n_states_)
+        Log-probabilities of the independent-site model fitted to the
+        (weighted) training data: the initial fields and the AIS base model.
+    n_states_ : int
+        Number of states per column.
+    betas_ : ndarray
+        Inverse temperatures of the replicas ('pt' and 'cpt').
+    n_iter_ : int
+        Epochs run.
+    history_ : dict of ndarray
+        One entry per epoch, as for :class:`DCPBernoulliRBM`.
+    best_validation_score_ : float or None
+        Best held-out mean log-likelihood.
+    random_state_ : RandomState
+        Stream used by :meth:`gibbs`.
+    n_features_in_ : int
+        Number of columns ``L`` seen during fit.
+
+    References
+    ----------
+    J. Tubiana, S. Cocco and R. Monasson. Learning protein constitutive motifs
+    from sequence data. eLife 8:e39397, 2019.
+
+    R. Salakhutdinov, A. Mnih and G. Hinton. Restricted Boltzmann machines for
+    collaborative filtering. ICML 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rbm import CategoricalRBM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 3, size=(200, 4))
+    >>> rbm = CategoricalRBM(n_components=3, n_iter=5, random_state=0).fit(X)
+    >>> rbm.components_.shape
+    (3, 12)
+    >>> rbm.sample(2, n_steps=10, random_state=0).shape
+    (2, 4)
+    """
+
+    _parameter_constraints: dict = {
+        **RBMTrainer._parameter_constraints,
+        "n_states": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "hidden_unit": [StrOptions(set(HIDDEN_UNITS))],
+        "l2_fields": [Interval(numbers.Real, 0, None, closed="left")],
+        "l1b": [Interval(numbers.Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        n_components=100,
+        *,
+        n_states=None,
+        hidden_unit="bernoulli",
+        solver="pcd",
+        learning_rate=0.01,
+        batch_size=100,
+        n_iter=20,
+        n_gibbs_steps=1,
+        n_inner_steps=None,
+        centering_rate_visible=None,
+        centering_rate_hidden=None,
+        n_temperatures=None,
+        min_beta=None,
+        beta_ladder=None,
+        momentum=0.0,
+        weight_decay=0.0,
+        l2_fields=0.0,
+        l1b=0.0,
+        init=None,
+        validation_fraction=None,
+        early_stopping=False,
+        n_iter_no_change=5,
+        tol=1e-4,
+        score_method="auto",
+        ais_n_chains=100,
+        ais_betas=1000,
+        verbose=0,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.n_states = n_states
+        self.hidden_unit = hidden_unit
+        self.solver = solver
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.n_iter = n_iter
+        self.n_gibbs_steps = n_gibbs_steps
+        self.n_inner_steps = n_inner_steps
+        self.centering_rate_visible = centering_rate_visible
+        self.centering_rate_hidden = centering_rate_hidden
+        self.n_temperatures = n_temperatures
+        self.min_beta = min_beta
+        self.beta_ladder = beta_ladder
+        self.momentum = momentum
+        self.weight_decay = weight_decay
+        self.l2_fields = l2_fields
+        self.l1b = l1b
+        self.init = init
+        self.validation_fraction = validation_fraction
+        self.early_stopping = early_stopping
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.score_method = score_method
+        self.ais_n_chains = ais_n_chains
+        self.ais_betas = ais_betas
+        self.verbose = verbose
+        self.random_state = random_state
+
+    def _visible_layer(self):
+        return CategoricalLayer(self.n_states_, self._hidden_layer())
+
+    def _hidden_layer(self):
+        return HIDDEN_UNITS[self.hidden_unit]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        return tags
+
+    # ------------------------------------------------------------ validation
+    def _validate_training_data(self, X, reset=True):
+        """Integer codes checked for ``fit``; the first fit (``reset``) fixes
+        ``n_states_`` (given, or the largest code plus one)."""
+        check_score_settings(self)
+        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=reset)
+        if reset:
+            q = self.n_states
+            if q is None:
+                check_codes(X, np.inf)
+                largest = X.max() if X.size else 1.0
+                q = max(int(largest) + 1, 2)
+                what = (
+                    f"X's largest code {largest:g} (n_states=None takes it plus "
+                    f"one: {q} states) with {X.shape[1]} columns"
+                )
+                fix = "Encode X as codes 0 .. q - 1 with a small q."
+            else:
+                what = f"n_states={q} with {X.shape[1]} columns"
+                fix = "Use fewer states (n_states): codes must lie below it."
+            # The fields, the frequencies and the one-hot rows are L * q wide.
+            check_memory(8 * max(X.shape[0], 1) * X.shape[1] * q, what, fix)
+            self.n_states_ = int(q)
+        return check_codes(X, self.n_states_)
+
+    def _validate_query(self, X, name="X"):
+        check_is_fitted(self, "components_")
+        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        return check_codes(X, self.n_states_, name)
+
+    # ------------------------------------------------------------------ fit
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None, *, X_val=None):
+        """Fit the RBM to the integer codes ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Integer codes ``0 .. n_states - 1``, one column per site.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the rows (sequence weights). The data
+            term of the gradient, the independent-site model and the
+            centring offsets are weighted means over the rows.
+        X_val : array-like of shape (n_val, n_features), default=None
+            Held-out codes for early stopping and the verbose output, used
+            instead of holding out ``validation_fraction`` of ``X``.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit(X, X_val, sample_weight)
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """One epoch over ``X`` in mini-batches, continuing chains and offsets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Integer codes.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the rows, scaled to mean 1 within the call.
+
+        Returns
+        -------
+        self : object
+            The estimator, one epoch further.
+        """
+        return self._partial_fit(X, sample_weight)
+
+    # --------------------------------------------------------------- queries
+    def transform(self, X):
+        """Hidden-unit conditional means ``E[h | v]`` (``p(h = 1 | v)`` for
+        binary units).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Integer codes.
+
+        Returns
+        -------
+        H : ndarray of shape (n_samples, n_components)
+            The hidden units' conditional means at their inputs ``c_j +
+            sum_i W_{j i v_i}`` (``sigmoid`` of them for binary units).
+        """
+        return super().transform(X)
+
+    def effective_couplings(self):
+        """Effective pairwise couplings of the fitted RBM's marginal over ``v``.
+
+        Tubiana, Cocco & Monasson's second-order expansion of the hidden
+        units' cumulants around the mean input: ``J_{ij}(a, b) = sum_mu
+        Gamma''_mu(I_mu) W_{mu i a} W_{mu j b}`` for ``i != j``, with
+        ``Gamma''`` the conditional variance of hidden unit ``mu`` (``s (1 -
+        s)`` for a Bernoulli unit of mean ``s``) at its mean input over the model's
+        independent-site approximation ``I_mu = c_mu + sum_{i a} f_{i a}
+        W_{mu i a}`` (``f`` the site frequencies ``site_fields_``), in the
+        zero-sum gauge.
+
+        Returns
+        -------
+        J : ndarray of shape (n_features_in_, n_features_in_, n_states_, n_states_)
+            ``J[i, j, a, b]``; ``J[i, i] = 0``.
+        """
+        check_is_fitted(self, "components_")
+        q = self.n_states_
+        W = np.asarray(self.components_, np.float64)
+        n_hidden = W.shape[0]
+        W3 = W.reshape(n_hidden, -1, q)
+        W3 = W3 - W3.mean(axis=2, keepdims=True)
+        frequencies = np.exp(self.site_fields_)
+        inputs = self.intercept_hidden_ + W.reshape(n_hidden, -1) @ frequencies.ravel()
+        variance = self._hidden_layer().variance(inputs)
+        J = np.einsum("m,mia,mjb->ijab", variance, W3, W3)
+        n_sites = J.shape[0]
+        J[np.arange(n_sites), np.arange(n_sites)] = 0.0
+        return J
+
+    def contact_scores(self, apc=True):
+        """Contact scores of pairs of sites from :meth:`effective_couplings`:
+        the Frobenius norm of each ``J_{ij}`` block (zero-sum gauge), with the
+        average product correction of Dunn, Wahl & Gloor (2008) when
+        ``apc``.
+
+        Parameters
+        ----------
+        apc : bool, default=True
+            Subtract ``F_i F_j / F`` (row, column and overall means of the
+            off-diagonal norms).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_features_in_, n_features_in_)
+            Symmetric, zero on the diagonal.
+        """
+        if not isinstance(apc, (bool, np.bool_)):
+            raise ValueError(f"apc must be True or False, got {apc!r}.")
+        J = self.effective_couplings()
+        J = J - J.mean(axis=2, keepdims=True)
+        J = J - J.mean(axis=3, keepdims=True)
+        F = np.sqrt((J**2).sum(axis=(2, 3)))
+        n_sites = F.shape[0]
+        off = ~np.eye(n_sites, dtype=bool)
+        if apc and n_sites > 2:
+            row = F.sum(axis=1) / (n_sites - 1)
+            overall = F[off].mean()
+            F = F - np.outer(row, row) / overall
+        F[~off] = 0.0
+        return F

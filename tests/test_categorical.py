@@ -1,0 +1,391 @@
+"""CategoricalRBM: categorical (Potts) visible units over the shared trainer.
+
+Ground truth is brute-force enumeration of every (v, h) of tiny models (L = 4
+sites, q = 3 states, 3-5 hidden units) and finite differences of the exact
+log-likelihood.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.special import logsumexp
+
+from sklearn_rbm import CategoricalRBM
+from sklearn_rbm._rbm.layers.categorical import (
+    codes_one_hot,
+    independent_site_fields,
+    site_frequencies,
+)
+
+L, Q = 4, 3
+
+
+def _all_codes(n_sites=L, n_states=Q):
+    return np.array(list(itertools.product(range(n_states), repeat=n_sites)), float)
+
+
+def _brute_log_unnormalised(V, W, b, c, n_states=Q):
+    """``log sum_h exp(-E(v, h))`` by summing over every binary ``h``."""
+    n_hidden = W.shape[0]
+    W3 = W.reshape(n_hidden, -1, n_states)
+    b2 = b.reshape(-1, n_states)
+    H = np.array(list(itertools.product((0.0, 1.0), repeat=n_hidden)))
+    out = []
+    for v in V.astype(int):
+        sites = np.arange(v.size)
+        field = b2[sites, v].sum()
+        inputs = W3[:, sites, v].sum(axis=1)  # (n_hidden,)
+        out.append(logsumexp(field + H @ (c + inputs)))
+    return np.array(out)
+
+
+def _quadrature_log_unnormalised(V, W, b, c, hidden_unit, n_states=Q):
+    """``log p~(v) = b . s + sum_j log ∫ exp(-U(h) + a_j h) dh`` with the
+    hidden integrals by quadrature (``U = h^2 / 2``, on ``h >= 0`` for ReLU)."""
+    n_hidden = W.shape[0]
+    W3 = W.reshape(n_hidden, -1, n_states)
+    b2 = b.reshape(-1, n_states)
+    lower = 0.0 if hidden_unit == "relu" else -np.inf
+    out = []
+    for v in V.astype(int):
+        sites = np.arange(v.size)
+        total = b2[sites, v].sum()
+        for a in c + W3[:, sites, v].sum(axis=1):
+            # Scaled by the density's maximum, at max(a, 0) or a.
+            mode = max(a, 0.0) if hidden_unit == "relu" else a
+            top = -mode * mode / 2 + a * mode
+
+            def density(h, a=a, top=top):
+                return np.exp(-h * h / 2 + a * h - top)
+
+            value = quad(density, lower, np.inf, epsabs=0, epsrel=1e-13, limit=200)[0]
+            total += np.log(value) + top
+        out.append(total)
+    return np.array(out)
+
+
+def _model(n_hidden, seed=0, scale=1.0, n_sites=L, n_states=Q, hidden_unit="bernoulli"):
+    """A fitted CategoricalRBM whose parameters are replaced by random ones."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, n_states, size=(30, n_sites)).astype(float)
+    X[:n_states] = np.arange(n_states)[:, None]
+    rbm = CategoricalRBM(n_components=n_hidden, n_iter=1, batch_size=10,
+                         hidden_unit=hidden_unit, random_state=0)  # fmt: skip
+    rbm.fit(X)
+    W = scale * rng.standard_normal((n_hidden, n_sites * n_states))
+    b = scale * rng.standard_normal(n_sites * n_states)
+    c = scale * rng.standard_normal(n_hidden)
+    rbm._set_fitted_parameters(W, b, c)
+    return rbm
+
+
+@pytest.mark.parametrize("n_hidden", [3, 4, 5])
+def test_exact_log_likelihood_matches_brute_force(n_hidden):
+    rbm = _model(n_hidden, seed=n_hidden)
+    V = _all_codes()
+    brute = _brute_log_unnormalised(V, rbm.components_, rbm.intercept_visible_,
+                                    rbm.intercept_hidden_)  # fmt: skip
+    brute -= logsumexp(brute)
+    assert rbm.log_partition_function().method == "exact"
+    np.testing.assert_allclose(rbm.score_samples(V), brute, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(np.exp(brute).sum(), 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("hidden_unit", ["gaussian", "relu"])
+@pytest.mark.parametrize("n_hidden", [3, 5])
+def test_exact_log_likelihood_with_continuous_hidden_units(hidden_unit, n_hidden):
+    """The free energy's closed-form cumulants and the enumeration of the
+    visible states against quadrature of every hidden integral."""
+    rbm = _model(n_hidden, seed=n_hidden, scale=0.5, hidden_unit=hidden_unit)
+    V = _all_codes()
+    brute = _quadrature_log_unnormalised(
+        V, rbm.components_, rbm.intercept_visible_, rbm.intercept_hidden_,
+        hidden_unit,
+    )  # fmt: skip
+    brute -= logsumexp(brute)
+    assert rbm.log_partition_function().method == "exact"
+    np.testing.assert_allclose(rbm.score_samples(V), brute, rtol=0, atol=1e-10)
+
+
+def _exact_gradient(rbm, X, weights):
+    """The gradient of the weighted mean log-likelihood with exact
+    expectations, from the estimator's own statistics: one-hot codes and
+    ``transform`` (``p(h = 1 | v)``), the model term over every ``v``
+    weighted by the exact ``p(v)``."""
+    V = _all_codes()
+    p = np.exp(rbm.score_samples(V))
+
+    def moments(rows, mass):
+        S, H = codes_one_hot(rows, Q), rbm.transform(rows)
+        return (H * mass[:, None]).T @ S, mass @ S, mass @ H
+
+    data = moments(X, weights / weights.sum())
+    model = moments(V, p)
+    return [d - m for d, m in zip(data, model, strict=True)]
+
+
+@pytest.mark.parametrize("hidden_unit", ["bernoulli", "gaussian", "relu"])
+def test_gradient_matches_finite_differences_of_the_exact_log_likelihood(hidden_unit):
+    rbm = _model(4, seed=11, scale=0.5, hidden_unit=hidden_unit)
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, Q, size=(25, L)).astype(float)
+    weights = rng.random(25)
+    analytic = _exact_gradient(rbm, X, weights)
+    params = [rbm.components_.copy(), rbm.intercept_visible_.copy(),
+              rbm.intercept_hidden_.copy()]  # fmt: skip
+
+    def objective(values):
+        rbm._set_fitted_parameters(*values)
+        return np.average(rbm.score_samples(X), weights=weights)
+
+    step = 1e-5
+    for k, name in enumerate(("W", "b", "c")):
+        flat = params[k].ravel()
+        for index in rng.choice(flat.size, size=min(8, flat.size), replace=False):
+            values = [p.copy() for p in params]
+            values[k].ravel()[index] += step
+            up = objective(values)
+            values[k].ravel()[index] -= 2 * step
+            down = objective(values)
+            numeric = (up - down) / (2 * step)
+            assert abs(numeric - analytic[k].ravel()[index]) < 1e-7, (name, index)
+
+
+@pytest.mark.parametrize("solver", ["pcd", "pt", "cpt"])
+def test_integer_weights_equal_repeated_rows(solver):
+    """The kernel's weighted data term (and the weighted offsets, base model
+    and initial fields): full-batch persistent fits with integer weights
+    equal fits on the repeated rows, to rounding."""
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, Q, size=(12, L)).astype(float)
+    counts = rng.integers(1, 4, size=12)
+    repeated = np.repeat(X, counts, axis=0)
+    settings = dict(n_components=3, solver=solver, batch_size=64, n_iter=4,
+                    learning_rate=0.1, random_state=0)  # fmt: skip
+    weighted = CategoricalRBM(**settings).fit(X, sample_weight=counts)
+    plain = CategoricalRBM(**settings).fit(repeated)
+    for name in ("components_", "intercept_visible_", "intercept_hidden_",
+                 "site_fields_", "offset_visible_"):  # fmt: skip
+        np.testing.assert_allclose(
+            getattr(weighted, name), getattr(plain, name), rtol=0, atol=1e-10,
+            err_msg=name,
+        )  # fmt: skip
+
+
+def test_base_model_is_the_weighted_independent_site_model():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, Q, size=(50, L)).astype(float)
+    w = rng.random(50)
+    rbm = CategoricalRBM(n_components=2, n_iter=1, random_state=0).fit(
+        X, sample_weight=w
+    )
+    f = np.zeros((L, Q))
+    for i in range(L):
+        for a in range(Q):
+            f[i, a] = w[X[:, i] == a].sum() / w.sum()
+    np.testing.assert_allclose(site_frequencies(X, Q, w), f, atol=1e-14)
+    np.testing.assert_allclose(
+        np.exp(rbm.site_fields_), (1 - 1e-3) * f + 1e-3 / Q, atol=1e-14
+    )
+    np.testing.assert_allclose(rbm.site_fields_, independent_site_fields(X, Q, w))
+
+
+@pytest.mark.parametrize("solver", ["pcd", "csdcp"])
+def test_zero_sum_gauge_is_kept_and_leaves_the_model_unchanged(solver):
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, Q, size=(60, L)).astype(float)
+    rbm = CategoricalRBM(n_components=3, solver=solver, n_iter=3, learning_rate=0.1,
+                         batch_size=20, random_state=0).fit(X)  # fmt: skip
+    W3 = rbm.components_.reshape(3, L, Q)
+    np.testing.assert_allclose(W3.sum(axis=2), 0.0, atol=1e-12)
+    V = _all_codes()
+    before = rbm.score_samples(V)
+    # Leave the gauge: add per-(unit, site) constants to W and move the
+    # hidden bias by what keeps the model (checked independently first).
+    m = rng.standard_normal((3, L, 1))
+    W_new = (W3 + m).reshape(3, -1)
+    c_new = rbm.intercept_hidden_ - m.sum(axis=(1, 2))
+    b = rbm.intercept_visible_
+    probe = CategoricalRBM(n_components=3).fit(X[:10])
+    probe._set_fitted_parameters(W_new, b, c_new)
+    np.testing.assert_allclose(probe.score_samples(V), before, atol=1e-10)
+    # The training state of that model; the epoch's gauge fix restores it.
+    rbm.components_[...] = W_new
+    rbm._centred_hidden_bias[...] = c_new + W_new @ rbm.offset_visible_
+    rbm._centred_visible_bias[...] = b + rbm.offset_hidden_ @ W_new
+    rbm._visible_layer().end_epoch(rbm)
+    rbm._publish()
+    np.testing.assert_allclose(
+        rbm.components_.reshape(3, L, Q).sum(axis=2), 0.0, atol=1e-12
+    )
+    np.testing.assert_allclose(rbm.score_samples(V), before, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "method, hidden_unit",
+    [("gibbs", "bernoulli"), ("pt", "bernoulli"), ("gibbs", "relu"),
+     ("pt", "gaussian")],
+)  # fmt: skip
+def test_samples_follow_the_exact_distribution(method, hidden_unit):
+    rbm = _model(3, seed=5, scale=0.8, n_sites=3, hidden_unit=hidden_unit)
+    V = _all_codes(n_sites=3)
+    exact = np.exp(rbm.score_samples(V))
+    samples = rbm.sample(4000, n_steps=30, method=method, random_state=0)
+    assert samples.shape == (4000, 3)
+    index = (samples * np.array([9, 3, 1])).sum(axis=1)
+    empirical = np.bincount(index, minlength=27) / 4000
+    assert 0.5 * np.abs(empirical - exact).sum() < 0.05
+
+
+def test_ais_lands_in_its_band_of_the_exact_value():
+    rng = np.random.default_rng(6)
+    n_sites, n_states = 10, 4
+    X = rng.integers(0, n_states, size=(300, n_sites)).astype(float)
+    X[:, 1] = X[:, 0]
+    X[:, 3] = (X[:, 2] + 1) % n_states
+    rbm = CategoricalRBM(n_components=12, n_iter=15, learning_rate=0.05,
+                         batch_size=30, random_state=0).fit(X)  # fmt: skip
+    exact = rbm.log_partition_function()
+    assert exact.method == "exact"
+    rbm.set_params(score_method="ais", ais_betas=3000, ais_n_chains=100)
+    ais = rbm.log_partition_function()
+    assert ais.method == "ais"
+    assert ais.lower <= exact.log_z <= ais.upper
+    assert ais.upper - ais.lower < 0.5
+
+
+@pytest.mark.parametrize("hidden_unit", ["gaussian", "relu"])
+def test_ais_with_continuous_hidden_units_lands_in_its_band(hidden_unit):
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 3, size=(300, 6)).astype(float)
+    X[:, 1] = X[:, 0]
+    rbm = CategoricalRBM(n_components=5, hidden_unit=hidden_unit, solver="csdcp",
+                         n_iter=10, learning_rate=0.05, batch_size=30,
+                         random_state=0).fit(X)  # fmt: skip
+    exact = rbm.log_partition_function()
+    assert exact.method == "exact"
+    rbm.set_params(score_method="ais", ais_betas=3000, ais_n_chains=100)
+    ais = rbm.log_partition_function()
+    assert ais.lower <= exact.log_z <= ais.upper
+    assert ais.upper - ais.lower < 0.5
+
+
+def test_fits_are_bit_identical_for_the_same_seed():
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, Q, size=(40, L)).astype(float)
+    w = rng.random(40)
+    fits = [
+        CategoricalRBM(n_components=3, solver="csdcp", n_iter=3, batch_size=10,
+                       l1b=0.1, l2_fields=0.01, random_state=3).fit(X, sample_weight=w)
+        for _ in range(2)
+    ]  # fmt: skip
+    for name in ("components_", "intercept_visible_", "intercept_hidden_"):
+        assert np.array_equal(getattr(fits[0], name), getattr(fits[1], name))
+    assert np.array_equal(fits[0].sample(5, n_steps=5), fits[1].sample(5, n_steps=5))
+
+
+def test_learns_a_coupling_the_independent_site_model_misses():
+    rng = np.random.default_rng(8)
+    X = rng.integers(0, Q, size=(600, 6)).astype(float)
+    X[:, 1] = X[:, 0]
+    rbm = CategoricalRBM(n_components=4, n_iter=30, learning_rate=0.2,
+                         batch_size=30, random_state=0).fit(X)  # fmt: skip
+    independent = independent_site_fields(X, Q)
+    base = independent[np.arange(6), X.astype(int)].sum(axis=1).mean()
+    assert rbm.score(X) > base + 0.8  # the copy is worth log 3 = 1.1 nats
+    scores = rbm.contact_scores(apc=True)
+    assert np.allclose(scores, scores.T)
+    i, j = np.unravel_index(np.argmax(scores), scores.shape)
+    assert {i, j} == {0, 1}
+    J = rbm.effective_couplings()
+    np.testing.assert_allclose(J, J.transpose(1, 0, 3, 2), atol=1e-12)
+    assert np.all(J[np.arange(6), np.arange(6)] == 0.0)
+
+
+def test_penalties_shrink_weights_and_fields():
+    rng = np.random.default_rng(9)
+    X = rng.integers(0, Q, size=(200, L)).astype(float)
+    X[:, 1] = X[:, 0]
+    settings = dict(n_components=3, n_iter=10, learning_rate=0.05, batch_size=20,
+                    random_state=0)  # fmt: skip
+    plain = CategoricalRBM(**settings).fit(X)
+    l1b = CategoricalRBM(l1b=1.0, **settings).fit(X)
+    l2 = CategoricalRBM(l2_fields=1.0, **settings).fit(X)
+    assert np.abs(l1b.components_).sum() < 0.8 * np.abs(plain.components_).sum()
+    fields = plain.intercept_visible_.reshape(L, Q)
+    fields_l2 = l2.intercept_visible_.reshape(L, Q)
+    spread = np.ptp(fields, axis=1).sum()
+    assert np.ptp(fields_l2, axis=1).sum() < 0.8 * spread
+
+
+def test_partial_fit_and_transform():
+    rng = np.random.default_rng(10)
+    X = rng.integers(0, Q, size=(40, L)).astype(float)
+    rbm = CategoricalRBM(n_components=3, batch_size=10, random_state=0)
+    rbm.partial_fit(X, sample_weight=np.ones(40))
+    rbm.partial_fit(X)
+    assert rbm.n_iter_ == 2 and len(rbm.history_["epoch"]) == 2
+    H = rbm.transform(X)
+    W3 = rbm.components_.reshape(3, L, Q)
+    pre = rbm.intercept_hidden_ + W3[:, np.arange(L), X.astype(int)].sum(axis=2).T
+    np.testing.assert_allclose(H, 1 / (1 + np.exp(-pre)), atol=1e-12)
+
+
+# ----------------------------------------------------------------- bad input
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.default_rng(12)
+    X = rng.integers(0, Q, size=(40, L)).astype(float)
+    X[:Q] = np.arange(Q)[:, None]
+    return CategoricalRBM(n_components=3, n_iter=1, random_state=0).fit(X), X
+
+
+@pytest.mark.parametrize(
+    "value, match",
+    [(3.0, r"integer codes 0 to 2.*3\.0"), (-1.0, "integer codes"),
+     (0.5, "integer codes"), (np.nan, "NaN")],
+)  # fmt: skip
+def test_bad_codes_are_refused(fitted, value, match):
+    rbm, X = fitted
+    bad = X.copy()
+    bad[2, 1] = value
+    for method in (rbm.score_samples, rbm.transform, rbm.free_energy):
+        with pytest.raises(ValueError, match=match):
+            method(bad)
+    if not np.isnan(value) and value != 3.0:
+        with pytest.raises(ValueError, match=match):
+            CategoricalRBM(n_components=2, n_states=Q).fit(bad)
+    before = bad.copy()
+    with pytest.raises(ValueError):
+        CategoricalRBM(n_components=2, n_states=Q).fit(bad)
+    np.testing.assert_array_equal(bad, before)  # the input is not touched
+
+
+def test_wrong_width_and_sparse_input_are_refused(fitted):
+    import scipy.sparse as sp
+
+    rbm, X = fitted
+    with pytest.raises(ValueError, match="features"):
+        rbm.score(X[:, :3])
+    with pytest.raises(TypeError, match=r"toarray\(\)"):
+        CategoricalRBM(n_components=2).fit(sp.csr_matrix(X))
+
+
+@pytest.mark.parametrize(
+    "weights, match",
+    [(-1.0, "non-negative"), (np.nan, "finite"), ("short", r"shape \(40,\)")],
+)
+def test_bad_sample_weights_are_refused(fitted, weights, match):
+    _, X = fitted
+    w = np.ones(40)
+    if weights == "short":
+        w = w[:-1]
+    else:
+        w[3] = weights
+    for method in ("fit", "partial_fit"):
+        rbm = CategoricalRBM(n_components=2)
+        with pytest.raises(ValueError, match=match):
+            getattr(rbm, method)(X, sample_weight=w)
+        assert not hasattr(rbm, "components_")
