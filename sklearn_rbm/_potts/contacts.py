@@ -1,6 +1,8 @@
-"""From an (L, L) matrix of coupling scores to ranked contacts and their
-precision: the average product correction (Dunn, Wahl & Gloor 2008) and the
-positive predictive value of the top-ranked pairs."""
+"""From pairwise couplings to ranked contacts and their precision: the
+Frobenius norms of the coupling blocks, the average product correction (Dunn,
+Wahl & Gloor 2008) and the positive predictive value of the top-ranked pairs.
+Shared by every model of categorical data (the Potts model's couplings, an
+RBM's effective couplings)."""
 
 import numpy as np
 
@@ -19,6 +21,15 @@ def average_product_correction(scores):
         corrected = S - np.outer(row_mean, row_mean) / overall
     np.fill_diagonal(corrected, 0.0)
     return corrected
+
+
+def coupling_scores(J, apc=True):
+    """Contact scores of the ``(L, L, q, q)`` couplings ``J`` (in the gauge the
+    caller chose): the Frobenius norm of each block, zero diagonal, APC when
+    ``apc``."""
+    scores = np.sqrt(np.sum(J * J, axis=(2, 3)))
+    np.fill_diagonal(scores, 0.0)
+    return average_product_correction(scores) if apc else scores
 
 
 def ranked_pairs(scores, min_separation):

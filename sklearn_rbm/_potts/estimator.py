@@ -34,7 +34,7 @@ from .._core.utils import (
 from .._partition.annealing import ais_band, ais_betas
 from .._partition.exact import LogPartition
 from . import kernels
-from .contacts import average_product_correction
+from .contacts import coupling_scores
 from .data import MAX_STATES, check_codes, distinct_rows
 from .model import (
     PairLayout,
@@ -450,9 +450,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         """
         check_is_fitted(self)
         J = self.coupling_ if include_gap else self.coupling_[:, :, 1:, 1:]
-        scores = np.sqrt(np.sum(J * J, axis=(2, 3)))
-        np.fill_diagonal(scores, 0.0)
-        return average_product_correction(scores) if apc else scores
+        return coupling_scores(J, apc)
 
     # The hooks of LikelihoodMixin (score, score_samples, log_partition_function).
     def _validate_query(self, X):

@@ -17,6 +17,7 @@ from .._core.fit_context import fit_context
 from .._core.likelihood_mixin import check_score_settings
 from .._core.sklearn_compat import Interval, StrOptions
 from .._core.utils import FLOAT_DTYPES, check_memory
+from .._potts.contacts import coupling_scores
 from .base import FittedRBM
 from .layers.categorical import CategoricalLayer, check_codes
 from .layers.relu import HIDDEN_UNITS
@@ -328,8 +329,9 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     # --------------------------------------------------------------- queries
     def transform(self, X):
-        """Hidden-unit conditional means ``E[h | v]`` (``p(h = 1 | v)`` for
-        binary units).
+        """Hidden-unit conditional means ``E[h | v]``.
+
+        ``p(h = 1 | v)`` for binary units.
 
         Parameters
         ----------
@@ -376,10 +378,14 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         return J
 
     def contact_scores(self, apc=True):
-        """Contact scores of pairs of sites from :meth:`effective_couplings`:
-        the Frobenius norm of each ``J_{ij}`` block (zero-sum gauge), with the
-        average product correction of Dunn, Wahl & Gloor (2008) when
-        ``apc``.
+        """Contact scores of pairs of sites from the effective couplings.
+
+        The Frobenius norm of each block of :meth:`effective_couplings` (in
+        the zero-sum gauge), with the average product correction of Dunn,
+        Wahl & Gloor (2008) when ``apc``: the scores of
+        :meth:`sklearn_rbm.PottsPseudoLikelihood.contact_scores`, so that an
+        RBM and a Potts model compare on contact prediction (rank them with
+        :func:`sklearn_rbm.sequences.top_contacts`).
 
         Parameters
         ----------
@@ -394,15 +400,4 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         """
         if not isinstance(apc, (bool, np.bool_)):
             raise ValueError(f"apc must be True or False, got {apc!r}.")
-        J = self.effective_couplings()
-        J = J - J.mean(axis=2, keepdims=True)
-        J = J - J.mean(axis=3, keepdims=True)
-        F = np.sqrt((J**2).sum(axis=(2, 3)))
-        n_sites = F.shape[0]
-        off = ~np.eye(n_sites, dtype=bool)
-        if apc and n_sites > 2:
-            row = F.sum(axis=1) / (n_sites - 1)
-            overall = F[off].mean()
-            F = F - np.outer(row, row) / overall
-        F[~off] = 0.0
-        return F
+        return coupling_scores(self.effective_couplings(), apc)
