@@ -34,62 +34,25 @@ Run: ``python benchmarks/bench_categorical_rbm.py PATH/PF00014_mgap6.fasta.gz``
 """
 
 import argparse
-import gzip
 import time
 
 import numpy as np
 
 from sklearn_rbm import CategoricalRBM
 from sklearn_rbm._rbm.layers.categorical import independent_site_fields
+from sklearn_rbm.sequences import contact_precision, read_alignment, sequence_weights
 
 ALPHABET = "-ACDEFGHIKLMNPQRSTVWY"
 
 
-def read_codes(path):
-    """Integer codes ``(n_sequences, L)`` of an aligned FASTA file."""
-    opener = gzip.open if path.endswith(".gz") else open
-    sequences, current = [], []
-    with opener(path, "rt") as handle:
-        for line in handle:
-            line = line.strip()
-            if line.startswith(">"):
-                if current:
-                    sequences.append("".join(current))
-                current = []
-            elif line:
-                current.append(line)
-    if current:
-        sequences.append("".join(current))
-    table = np.zeros(256, dtype=np.int64)  # gap by default
-    for code, letter in enumerate(ALPHABET):
-        table[ord(letter)] = code
-    return np.array([table[np.frombuffer(s.encode(), np.uint8)] for s in sequences])
-
-
-def sequence_weights(codes, identity=0.8, chunk=2000):
-    """``1 / #`` sequences at identity ``>= identity`` (itself included)."""
-    n, length = codes.shape
-    onehot = np.zeros((n, length * len(ALPHABET)), dtype=np.float32)
-    onehot[np.arange(n)[:, None], np.arange(length) * len(ALPHABET) + codes] = 1.0
-    counts = np.zeros(n)
-    for start in range(0, n, chunk):
-        same = onehot[start : start + chunk] @ onehot.T
-        counts[start : start + chunk] = (same >= identity * length).sum(axis=1)
-    return 1.0 / counts
-
-
-def contact_precision(scores, path, counts, min_separation=5, cutoff=8.0):
-    """Precision of the top ``counts`` pairs by ``scores`` among pairs at
-    least ``min_separation`` apart, contacts from the file at ``path``."""
+def contact_map(path, length, cutoff=8.0):
+    """Pairs closer than ``cutoff`` Angstrom in the distance file at ``path``
+    (i, j, -, distance; 1-based sites)."""
     table = np.loadtxt(path)
-    length = scores.shape[0]
     contact = np.zeros((length, length), dtype=bool)
     i, j = table[:, 0].astype(int) - 1, table[:, 1].astype(int) - 1
     contact[i, j] = contact[j, i] = table[:, 3] < cutoff
-    rows, cols = np.triu_indices(length, min_separation)
-    order = np.argsort(-scores[rows, cols])
-    hits = contact[rows[order], cols[order]]
-    return [float(hits[:k].mean()) for k in counts]
+    return contact
 
 
 def run_pgm(source, train, test, weights, hidden, epochs, batch_size):
@@ -154,14 +117,14 @@ def main(argv=None):
     parser.add_argument("--time-only", action="store_true")
     args = parser.parse_args(argv)
 
-    codes = read_codes(args.path).astype(np.float64)
+    codes = read_alignment(args.path)[0].astype(np.float64)
     n, length = codes.shape
     rng = np.random.default_rng(0)
     order = rng.permutation(n)
     n_train = int(0.8 * n)
     train, test = codes[order[:n_train]], codes[order[n_train:]]
     start = time.perf_counter()
-    weights = sequence_weights(train.astype(np.int64))
+    weights = sequence_weights(train.astype(np.uint8))
     print(f"{n} sequences x {length} sites, q = {len(ALPHABET)}; train {n_train}, "
           f"test {n - n_train}; effective training sequences {weights.sum():.0f} "
           f"(weights in {time.perf_counter() - start:.1f} s)")  # fmt: skip
@@ -224,8 +187,10 @@ def main(argv=None):
           f"(band {ais.lower:.3f} to {ais.upper:.3f}): exact "
           f"{'inside' if inside else 'OUTSIDE'} the band")  # fmt: skip
     if args.contacts:
-        at_l, at_2l = contact_precision(
-            rbm.contact_scores(apc=True), args.contacts, (length, 2 * length)
+        scores, truth = rbm.contact_scores(apc=True), contact_map(args.contacts, length)
+        at_l, at_2l = (
+            contact_precision(scores, truth, k, min_separation=5)
+            for k in (length, 2 * length)
         )
         print(f"contacts (|i - j| >= 5, < 8 A): PPV@L {at_l:.2f}, PPV@2L {at_2l:.2f}")
     if args.pgm:
