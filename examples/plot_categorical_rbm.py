@@ -1,7 +1,7 @@
 """
-===================================================================
+====================================================================
 An RBM of a protein family: likelihood, hidden-unit motifs, contacts
-===================================================================
+====================================================================
 
 :class:`~sklearn_rbm.CategoricalRBM` models sequences with one categorical
 visible unit per position (21 states for proteins: the gap and 20 amino

@@ -124,19 +124,19 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components, n_features_in_ * n_states_)
+    components_ : ndarray of shape (n_components, n_sites * n_states)
         Weights ``W`` in the zero-sum gauge.
-    intercept_visible_ : ndarray of shape (n_features_in_ * n_states_,)
+    intercept_visible_ : ndarray of shape (n_sites * n_states,)
         Fields ``b`` of the equivalent uncentred RBM.
     intercept_hidden_ : ndarray of shape (n_components,)
         Hidden biases ``c``.
     offset_visible_, offset_hidden_ : ndarray
         Centring offsets (zeros for uncentred solvers).
-    site_fields_ : ndarray of shape (n_features_in_, n_states_)
+    site_fields_ : ndarray of shape (n_sites, n_states)
         Log-probabilities of the independent-site model fitted to the
         (weighted) training data: the initial fields and the AIS base model.
     n_states_ : int
-        Number of states per column.
+        Number of states per column (``n_states`` in the shapes above).
     betas_ : ndarray
         Inverse temperatures of the replicas ('pt' and 'cpt').
     n_iter_ : int
@@ -148,7 +148,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     random_state_ : RandomState
         Stream used by :meth:`gibbs`.
     n_features_in_ : int
-        Number of columns ``L`` seen during fit.
+        Number of columns ``L`` seen during fit (``n_sites`` in the shapes
+        above).
 
     References
     ----------
@@ -360,7 +361,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
         Returns
         -------
-        J : ndarray of shape (n_features_in_, n_features_in_, n_states_, n_states_)
+        J : ndarray of shape (n_sites, n_sites, n_states, n_states)
             ``J[i, j, a, b]``; ``J[i, i] = 0``.
         """
         check_is_fitted(self, "components_")
@@ -395,7 +396,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
         Returns
         -------
-        scores : ndarray of shape (n_features_in_, n_features_in_)
+        scores : ndarray of shape (n_sites, n_sites)
             Symmetric, zero on the diagonal.
         """
         if not isinstance(apc, (bool, np.bool_)):
