@@ -67,9 +67,16 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         the linear term of each (``-theta``). With continuous hidden units
         the exact ``log Z`` enumerates the ``n_states ** n_features``
         visible states (``'auto'`` while that is at most ``2^20``).
-    solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp', 'pt', 'cpt'}, default='pcd'
-        Training algorithm, as for :class:`DCPBernoulliRBM`.
-    learning_rate : float, default=0.01
+    solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp', 'pt', 'cpt'}, default='csdcp'
+        Training algorithm, as for :class:`DCPBernoulliRBM`. The default,
+        centred S-DCP at ``learning_rate=0.05``, had the best held-out
+        log-likelihood per sequence of four candidates on PF00014 (80/20
+        split, reweighted: -83.62 against -88.40 for PCD at 0.01, -84.06 for
+        PCD at 0.05, -85.33 for centred S-DCP at 0.01; independent sites
+        -89.34) and on two generated Potts families (30 x 4: -34.01 against
+        -35.70 for PCD at 0.01, independent -35.69; 40 x 6: -67.82 against
+        -68.15, independent -68.13), at 2.5 times PCD's time.
+    learning_rate : float, default=0.05
         Step size of every (inner) gradient step.
     batch_size : int, default=100
         Mini-batch size (and number of persistent chains).
@@ -186,8 +193,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         *,
         n_states=None,
         hidden_unit="bernoulli",
-        solver="pcd",
-        learning_rate=0.01,
+        solver="csdcp",
+        learning_rate=0.05,
         batch_size=100,
         n_iter=20,
         n_gibbs_steps=1,
