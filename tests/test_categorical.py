@@ -344,8 +344,9 @@ def fitted():
 
 @pytest.mark.parametrize(
     "value, match",
-    [(3.0, r"integer codes 0 to 2.*3\.0"), (-1.0, "integer codes"),
-     (0.5, "integer codes"), (np.nan, "NaN")],
+    [(3.0, r"integer state codes 0 to 2.*3\.0 at row 2, column 1"),
+     (-1.0, r"integer state codes.*-1\.0"), (0.5, r"non-integer value 0\.5"),
+     (np.nan, "NaN")],
 )  # fmt: skip
 def test_bad_codes_are_refused(fitted, value, match):
     rbm, X = fitted

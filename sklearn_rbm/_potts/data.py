@@ -13,9 +13,12 @@ from . import kernels
 MAX_STATES = 255
 
 
-def check_codes(X, name, n_states=None):
-    """``X`` (already a 2-D numeric array) as uint8 codes in ``0..n_states-1``;
-    a ValueError naming ``name`` otherwise."""
+def check_codes(X, name, n_states=None, dtype=np.uint8):
+    """``X`` (a 2-D numeric array) as ``dtype`` if it holds integer codes in
+    ``0 .. n_states - 1`` (``n_states=None``: below ``MAX_STATES``); a
+    ValueError naming ``name``, the first bad value and where it is,
+    otherwise. The one check of state codes for every model of categorical
+    data (the Potts model, the categorical RBM)."""
     X = np.asarray(X)
     if X.dtype.kind == "O":
         try:
@@ -32,30 +35,32 @@ def check_codes(X, name, n_states=None):
             f"{name} must hold integer state codes, got dtype {X.dtype}. Read "
             "alignments with sklearn_rbm.sequences.read_alignment."
         )
-    if X.dtype.kind == "f":
-        if not np.all(np.isfinite(X)):
-            raise ValueError(f"{name} holds NaN or infinity; it must hold state codes.")
-        if np.any(X != np.round(X)):
-            raise ValueError(
-                f"{name} must hold integer state codes 0, 1, ..., q-1; found "
-                f"the non-integer value {X[X != np.round(X)][0]!r}."
-            )
-    if X.size and X.min() < 0:
-        raise ValueError(
-            f"{name} must hold state codes 0, 1, ..., q-1; found {X.min()!r}."
-        )
     limit = MAX_STATES if n_states is None else n_states
-    if X.size and X.max() >= limit:
-        raise ValueError(
-            f"{name} holds the code {X.max()!r}, but codes must be below "
-            f"n_states={limit}"
-            + (
-                "; set n_states to the size of the alphabet."
-                if n_states is not None
-                else f" (at most {MAX_STATES} states)."
-            )
+    with np.errstate(invalid="ignore"):
+        bad = (X < 0) | (X >= limit)
+        if X.dtype.kind == "f":
+            bad |= ~np.isfinite(X) | (X != np.round(X))
+    if X.size and np.any(bad):
+        r, i = np.argwhere(bad)[0]
+        value = X[r, i].item()
+        if X.dtype.kind == "f" and not np.isfinite(value):
+            problem = "NaN or infinity"
+        elif X.dtype.kind == "f" and value != np.round(value):
+            problem = f"the non-integer value {value!r}"
+        else:
+            problem = f"the code {value!r}"
+        fix = (
+            "set n_states to the size of the alphabet, or encode each category "
+            "as a code below it."
+            if n_states is not None
+            else f"models of categorical data take at most {MAX_STATES} states."
         )
-    return np.ascontiguousarray(X, dtype=np.uint8)
+        raise ValueError(
+            f"{name} must hold integer state codes 0 to {limit - 1}"
+            f"{f' (n_states={n_states})' if n_states is not None else ''}; found "
+            f"{problem} at row {r}, column {i}: {fix}"
+        )
+    return np.ascontiguousarray(X, dtype=dtype)
 
 
 def distinct_rows(X, weights):

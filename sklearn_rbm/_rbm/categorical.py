@@ -268,7 +268,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         if reset:
             q = self.n_states
             if q is None:
-                check_codes(X, np.inf)
+                check_codes(X, None)
                 largest = X.max() if X.size else 1.0
                 q = max(int(largest) + 1, 2)
                 what = (

@@ -58,6 +58,7 @@ from ..._numerics.random import new_key, uniform
 from ..._numerics.steps import column_sum
 from ..._numerics.vecmath import exp_nonpositive
 from ..._partition.annealing import ais_betas, run_ais
+from ..._potts.data import check_codes as check_state_codes
 from . import base
 from .base import Layer, implements, linear_step_
 from .bernoulli import annealed_visible_bias_, linear_terms
@@ -678,7 +679,8 @@ class CategoricalLayer(Layer):
 
 def check_codes(X, n_states, what="X"):
     """``X`` (already a finite float array) if it holds integer codes in ``0
-    .. n_states - 1``, else a ValueError naming ``what`` and the fix."""
+    .. n_states - 1`` (``None``: any number of states up to the limit), else
+    a ValueError naming ``what`` and the fix (``_potts/data.check_codes``)."""
     if sp.issparse(X):
         raise ValueError(
             f"{what} must be a dense array of integer codes (n_samples, n_sites); "
@@ -687,15 +689,7 @@ def check_codes(X, n_states, what="X"):
     X = np.asarray(X)
     if X.size == 0:
         return X
-    bad = (X != np.round(X)) | (X < 0) | (X >= n_states)
-    if np.any(bad):
-        r, i = np.argwhere(bad)[0]
-        raise ValueError(
-            f"{what} must hold integer codes 0 to {n_states - 1} (n_states="
-            f"{n_states}); found {X[r, i]!r} at row {r}, column {i}. Encode each "
-            "category as an integer code below n_states, or raise n_states."
-        )
-    return X
+    return check_state_codes(X, what, n_states, dtype=X.dtype)
 
 
 def _parameters(model):
