@@ -261,6 +261,19 @@ def _propagate(W, D, b, c, code, max_iter, tol, damping, A, B, logits, tau_v, ta
 
 
 @vector_jit
+def _belief_outputs(n_samples, n_hidden, n_visible, want_pairwise):
+    """The arrays :func:`belief_propagation` and :func:`mean_field` return,
+    allocated: singleton beliefs, pairwise beliefs (none unless asked for),
+    iteration counts and convergence flags, one row per sample."""
+    tau_v = np.empty((n_samples, n_visible))
+    tau_h = np.empty((n_samples, n_hidden))
+    pairwise = np.empty((n_samples if want_pairwise else 0, n_hidden, n_visible))
+    n_iter = np.zeros(n_samples, dtype=np.int64)
+    converged = np.zeros(n_samples, dtype=np.bool_)
+    return tau_v, tau_h, pairwise, n_iter, converged
+
+
+@vector_jit
 def belief_propagation(W, B1, B2, code, max_iter, tol, damping, want_pairwise):
     """Run Algorithm 1 on each row of ``(B1, B2)``; see the module docstring.
 
@@ -280,11 +293,9 @@ def belief_propagation(W, B1, B2, code, max_iter, tol, damping, want_pairwise):
     A = np.empty((n_hidden, n_visible))
     B = np.empty((n_hidden, n_visible))
     logits = (np.empty(n_visible), np.empty(n_hidden))
-    tau_v = np.empty((n_samples, n_visible))
-    tau_h = np.empty((n_samples, n_hidden))
-    pairwise = np.empty((n_samples if want_pairwise else 0, n_hidden, n_visible))
-    n_iter = np.zeros(n_samples, dtype=np.int64)
-    converged = np.zeros(n_samples, dtype=np.bool_)
+    tau_v, tau_h, pairwise, n_iter, converged = _belief_outputs(
+        n_samples, n_hidden, n_visible, want_pairwise
+    )
     for s in range(n_samples):
         n_iter[s], converged[s] = _propagate(
             W, D, B1[s], B2[s], code, max_iter, tol, damping, A, B, logits,
@@ -349,11 +360,9 @@ def mean_field(W, B1, B2, max_iter, tol, damping, want_pairwise):
         np.empty(n_hidden),
         np.empty(max(n_visible, n_hidden)),
     )
-    tau_v = np.empty((n_samples, n_visible))
-    tau_h = np.empty((n_samples, n_hidden))
-    pairwise = np.empty((n_samples if want_pairwise else 0, n_hidden, n_visible))
-    n_iter = np.zeros(n_samples, dtype=np.int64)
-    converged = np.zeros(n_samples, dtype=np.bool_)
+    tau_v, tau_h, pairwise, n_iter, converged = _belief_outputs(
+        n_samples, n_hidden, n_visible, want_pairwise
+    )
     for s in range(n_samples):
         n_iter[s], converged[s] = _mean_field_one(
             W, WT, B1[s], B2[s], max_iter, tol, damping, logits, tau_v[s], tau_h[s]

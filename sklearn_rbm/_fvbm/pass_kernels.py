@@ -35,6 +35,12 @@ def complete_fields(A, X, intercept):
             A[i, j] += intercept[j] * (1.0 - X[i, j])
 
 
+@vector_jit(inline="always")
+def _log_conditional(x, a, z):
+    """``log P(x | a) = x a - |a| - log(1 + z)`` for ``x = +-1``, ``z = exp(-2|a|)``."""
+    return x * a - abs(a) - log_positive(1.0 + z)
+
+
 @vector_jit
 def conditional_pass(X, A, w, R, D):
     """The weighted log-PL and the two ``n x d`` arrays its derivatives need.
@@ -57,7 +63,7 @@ def conditional_pass(X, A, w, R, D):
             inverse = 1.0 / (1.0 + z)
             t = (1.0 - z) * inverse
             t = t if a >= 0.0 else -t
-            totals[j] += wi * (x * a - abs(a) - log_positive(1.0 + z))
+            totals[j] += wi * _log_conditional(x, a, z)
             R[i, j] = wi * (x - t)
             D[i, j] = wi * 4.0 * z * inverse * inverse
     return totals.sum()
@@ -73,8 +79,7 @@ def log_pseudo_likelihood(X, A, w):
         for j in range(d):
             a = np.float64(A[i, j])
             z = exp_minus_abs(2.0 * a)
-            lp = np.float64(X[i, j]) * a - abs(a) - log_positive(1.0 + z)
-            totals[j] += wi * lp
+            totals[j] += wi * _log_conditional(np.float64(X[i, j]), a, z)
     return totals.sum()
 
 
