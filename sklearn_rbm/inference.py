@@ -31,6 +31,7 @@ from ._conditional.exact import (
     exact_log_partition_rows,
     exact_marginals_rows,
 )
+from ._core.docstrings import fill_doc
 from ._core.utils import as_real_array, kernel_array
 
 __all__ = [
@@ -42,6 +43,20 @@ __all__ = [
     "exact_log_partition",
     "bethe_log_partition",
 ]
+
+# The model parameters every function here takes: one ``W`` and a batch of
+# biases, one row per model.
+_shared_doc = fill_doc(
+    batch_of_models="""
+    components : array-like of shape (n_hidden, n_visible)
+        Weight matrix ``W`` (shared by every model of the batch).
+    visible_bias : array-like of shape (n_visible,) or (n_samples, n_visible)
+        Visible biases ``b``, one row per model (e.g. ``b^v + W^{vx} x`` of a
+        conditional RBM). A 1-D bias is shared by every row.
+    hidden_bias : array-like of shape (n_hidden,) or (n_samples, n_hidden)
+        Hidden biases ``c``, likewise.
+    """
+)
 
 _PRODUCTS = {
     "sum": _bp.SUM_PRODUCT,
@@ -182,6 +197,7 @@ def _result(outputs, batched):
     )
 
 
+@_shared_doc
 def belief_propagation(
     components,
     visible_bias,
@@ -206,13 +222,7 @@ def belief_propagation(
 
     Parameters
     ----------
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W`` (shared by every model of the batch).
-    visible_bias : array-like of shape (n_visible,) or (n_samples, n_visible)
-        Visible biases ``b``, one row per model (e.g. ``b^v + W^{vx} x`` of a
-        conditional RBM). A 1-D bias is shared by every row.
-    hidden_bias : array-like of shape (n_hidden,) or (n_samples, n_hidden)
-        Hidden biases ``c``, likewise.
+    %(batch_of_models)s
     product : {'sum', 'mixed', 'max'}, default='sum'
         * ``'sum'``: sum-product BP, approximate marginals (exact on trees,
           e.g. one hidden unit).
@@ -301,6 +311,7 @@ def belief_propagation(
     return _result(outputs, batched)
 
 
+@_shared_doc
 def mean_field(
     components,
     visible_bias,
@@ -320,13 +331,7 @@ def mean_field(
 
     Parameters
     ----------
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W`` (shared by every model of the batch).
-    visible_bias : array-like of shape (n_visible,) or (n_samples, n_visible)
-        Visible biases ``b``, one row per model; a 1-D bias is shared by
-        every row.
-    hidden_bias : array-like of shape (n_hidden,) or (n_samples, n_hidden)
-        Hidden biases ``c``, likewise.
+    %(batch_of_models)s
     max_iter : int, default=100
         Most iterations per model (each updates both layers).
     tol : float, default=1e-3
@@ -358,6 +363,7 @@ def mean_field(
     return _result(outputs, batched)
 
 
+@_shared_doc
 def exact_marginals(components, visible_bias, hidden_bias):
     """Exact singleton and pairwise marginals and ``log Z`` by enumeration.
 
@@ -368,13 +374,7 @@ def exact_marginals(components, visible_bias, hidden_bias):
 
     Parameters
     ----------
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W`` (shared by every model of the batch).
-    visible_bias : array-like of shape (n_visible,) or (n_samples, n_visible)
-        Visible biases ``b``, one row per model; a 1-D bias is shared by
-        every row.
-    hidden_bias : array-like of shape (n_hidden,) or (n_samples, n_hidden)
-        Hidden biases ``c``, likewise.
+    %(batch_of_models)s
 
     Returns
     -------
@@ -398,6 +398,7 @@ def exact_marginals(components, visible_bias, hidden_bias):
     return ExactMarginals(*(m[0] for m in marginals[:3]), float(marginals[3][0]))
 
 
+@_shared_doc
 def exact_log_partition(components, visible_bias, hidden_bias):
     """Exact ``log Z`` of each model of a batch, by Gray-code enumeration.
 
@@ -408,13 +409,7 @@ def exact_log_partition(components, visible_bias, hidden_bias):
 
     Parameters
     ----------
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W`` (shared by every model of the batch).
-    visible_bias : array-like of shape (n_visible,) or (n_samples, n_visible)
-        Visible biases ``b``, one row per model; a 1-D bias is shared by
-        every row.
-    hidden_bias : array-like of shape (n_hidden,) or (n_samples, n_hidden)
-        Hidden biases ``c``, likewise.
+    %(batch_of_models)s
 
     Returns
     -------
@@ -434,6 +429,7 @@ def exact_log_partition(components, visible_bias, hidden_bias):
     return log_z if batched else float(log_z[0])
 
 
+@_shared_doc
 def bethe_log_partition(
     components, visible_bias, hidden_bias, *, max_iter=100, tol=1e-6, damping=0.0
 ):
@@ -450,13 +446,7 @@ def bethe_log_partition(
 
     Parameters
     ----------
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W`` (shared by every model of the batch).
-    visible_bias : array-like of shape (n_visible,) or (n_samples, n_visible)
-        Visible biases ``b``, one row per model; a 1-D bias is shared by
-        every row.
-    hidden_bias : array-like of shape (n_hidden,) or (n_samples, n_hidden)
-        Hidden biases ``c``, likewise.
+    %(batch_of_models)s
     max_iter : int, default=100
         Most BP iterations per model, passed to :func:`belief_propagation`.
     tol : float, default=1e-6

@@ -176,3 +176,32 @@ def test_ruff_format():
     """ruff's formatter would change nothing in the repository."""
     completed = _ruff("format", "--check", "--no-cache", *RUFF_PATHS)
     assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def test_fill_doc_puts_shared_text_at_the_placeholder_and_refuses_holes():
+    """A shared parameter text lands at its placeholder, indented as the
+    placeholder is; a placeholder without text, or a text without a
+    placeholder, fails at import time instead of publishing a broken
+    docstring."""
+    from sklearn_rbm._core.docstrings import fill_doc
+
+    def documented():
+        """Summary.
+
+        Parameters
+        ----------
+        %(shared)s
+        """
+
+    fill_doc(shared="x : int\n    The x.")(documented)
+    assert "\n        x : int\n            The x.\n" in documented.__doc__
+    assert "%(" not in documented.__doc__
+
+    def holed():
+        """Summary.
+
+        %(missing)s
+        """
+
+    with pytest.raises(KeyError, match="missing"):
+        fill_doc(shared="x : int")(holed)
