@@ -180,9 +180,8 @@ def test_ruff_format():
 
 def test_fill_doc_puts_shared_text_at_the_placeholder_and_refuses_holes():
     """A shared parameter text lands at its placeholder, indented as the
-    placeholder is; a placeholder without text, or a text without a
-    placeholder, fails at import time instead of publishing a broken
-    docstring."""
+    placeholder is; a placeholder without text fails at import time instead
+    of publishing a broken docstring."""
     from sklearn_rbm._core.docstrings import fill_doc
 
     def documented():
@@ -193,7 +192,7 @@ def test_fill_doc_puts_shared_text_at_the_placeholder_and_refuses_holes():
         %(shared)s
         """
 
-    fill_doc(shared="x : int\n    The x.")(documented)
+    fill_doc(shared="x : int\n    The x.", other="unused")(documented)
     assert "\n        x : int\n            The x.\n" in documented.__doc__
     assert "%(" not in documented.__doc__
 

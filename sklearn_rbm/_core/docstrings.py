@@ -15,15 +15,15 @@ def fill_doc(**entries):
     """Decorator: put each ``entries[name]`` at the ``%(name)s`` line of the
     decorated object's docstring, indented as that line is.
 
-    A placeholder with no entry, or an entry with no placeholder, is a
-    mistake of the writer and raises at import time rather than publishing a
-    docstring with a hole in it.
+    A placeholder with no entry is a mistake of the writer and raises at
+    import time rather than publishing a docstring with a hole in it. Entries
+    a docstring does not name are left out, so one decorator can carry the
+    texts of a whole module.
     """
     entries = {key: textwrap.dedent(text).strip("\n") for key, text in entries.items()}
 
     def fill(obj):
         lines = obj.__doc__.splitlines()
-        used = set()
         for k, line in enumerate(lines):
             stripped = line.strip()
             if stripped.startswith("%(") and stripped.endswith(")s"):
@@ -32,10 +32,6 @@ def fill_doc(**entries):
                     raise KeyError(f"{obj.__qualname__}: no shared text for %({name})s")
                 indent = line[: len(line) - len(line.lstrip())]
                 lines[k] = textwrap.indent(entries[name], indent)
-                used.add(name)
-        unused = set(entries) - used
-        if unused:
-            raise KeyError(f"{obj.__qualname__}: no placeholder for {sorted(unused)}")
         obj.__doc__ = "\n".join(lines)
         return obj
 
