@@ -141,7 +141,6 @@ def test_ais_is_reproducible_and_never_nan():
     assert first.lower <= first.log_z <= first.upper
 
 
-
 def test_ais_step_is_the_plain_loop_bit_for_bit():
     # The kernels split their loops into stages and sum four rows at a time
     # for speed; each number must still be the one a plain loop over the

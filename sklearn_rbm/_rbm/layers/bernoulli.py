@@ -41,7 +41,7 @@ from ..._core.utils import (
 from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
 from ..._numerics.random import new_key, step_key, uniform
-from ..._numerics.steps import column_sum, row_sums
+from ..._numerics.steps import row_sums
 from ..._numerics.vecmath import (
     exp_minus_abs,
     log_positive,
@@ -253,19 +253,7 @@ def _statistics(units, ctx, V):
     return V
 
 
-@implements(base.input_to_hidden, BernoulliUnits)
-def _input_to_hidden(units, ctx, S, W):
-    return np.dot(S, W.T)
-
-
-@implements(base.input_from_hidden, BernoulliUnits)
-def _input_from_hidden(units, H, W):
-    return np.dot(H, W)
-
-
-@implements(base.column_sums, BernoulliUnits)
-def _column_sums(units, S):
-    return column_sum(S)
+base.implements_dense_rows(BernoulliUnits)
 
 
 @implements(base.data_outer_, BernoulliUnits)
