@@ -103,7 +103,8 @@ def test_element_wise_kernels_compile_to_vector_code():
         gibbs.add_bias_sigmoid_(H32, c32)
         gibbs.add_bias_sample_(H32, c32, np.random.default_rng(0))
         partition.log_partition_enumerate(np.zeros((2, 3)), c, np.zeros(2))
-        gibbs.anneal_(np.zeros(4), H.copy(), np.zeros(4), c, 0.5, 0.25, np.uint64(1), True)
+        log_w, key = np.zeros(4), np.uint64(1)
+        gibbs.anneal_(log_w, H.copy(), np.zeros(4), c, 0.5, 0.25, key, True)
         for kernel in (
             gibbs.add_bias_sigmoid_,
             gibbs.add_bias_sample_keyed_,
