@@ -165,9 +165,12 @@ def anneal_(log_w, A, visible_terms, c, beta, beta_prev, key, sample):
     n_chains, n_hidden = A.shape
     step = beta - beta_prev
     a, e_now, e_prev = np.empty(n_hidden), np.empty(n_hidden), np.empty(n_hidden)
-    terms = np.empty((n_chains, n_hidden))
+    # Rows go by blocks of four (the block row_sums adds at once), so the
+    # scratch stays four rows whatever the number of chains (RAISE anneals
+    # thousands at once).
+    terms = np.empty((4, n_hidden))
     for r in range(n_chains):
-        gaps = terms[r]
+        gaps = terms[r % 4]
         for j in range(n_hidden):
             a[j] = A[r, j] + c[j]
         for j in range(n_hidden):
@@ -184,7 +187,11 @@ def anneal_(log_w, A, visible_terms, c, beta, beta_prev, key, sample):
                 s = 1.0 / (1.0 + e)
                 p = s if a[j] >= 0.0 else e * s
                 A[r, j] = 1.0 if uniform(key, r * n_hidden + j) < p else 0.0
-    log_w += row_sums(terms, None, step * visible_terms)
+        if r % 4 == 3 or r == n_chains - 1:
+            block = slice(r - r % 4, r + 1)
+            log_w[block] += row_sums(
+                terms[: r % 4 + 1], None, step * visible_terms[block]
+            )
 
 
 @jit
