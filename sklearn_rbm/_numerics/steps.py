@@ -16,6 +16,42 @@ def column_sum(X):
     return out
 
 
+@jit
+def row_sums(X, w, start):
+    """``start[r] + sum_i X[r, i] w[i]`` for every row of ``X`` (``w=None``:
+    every weight 1), float64.
+
+    Each row is summed from ``i = 0`` up, as a plain loop would, so the bits
+    are those of that loop; but four rows go at a time. A single row's sum is
+    one chain of dependent additions, each waiting for the one before, and
+    four independent chains fill the time it waits (0.064 -> 0.020 ms for the
+    100 x 784 visible terms of an AIS temperature).
+    """
+    n_rows, n_cols = X.shape
+    out = np.empty(n_rows)
+    for r0 in range(0, n_rows - 3, 4):
+        t0, t1, t2, t3 = start[r0], start[r0 + 1], start[r0 + 2], start[r0 + 3]
+        for i in range(n_cols):
+            if w is None:
+                t0, t1, t2, t3 = (
+                    t0 + X[r0, i], t1 + X[r0 + 1, i], t2 + X[r0 + 2, i],
+                    t3 + X[r0 + 3, i],
+                )  # fmt: skip
+            else:
+                s = w[i]
+                t0, t1, t2, t3 = (
+                    t0 + X[r0, i] * s, t1 + X[r0 + 1, i] * s,
+                    t2 + X[r0 + 2, i] * s, t3 + X[r0 + 3, i] * s,
+                )  # fmt: skip
+        out[r0], out[r0 + 1], out[r0 + 2], out[r0 + 3] = t0, t1, t2, t3
+    for r in range(n_rows - n_rows % 4, n_rows):
+        total = start[r]
+        for i in range(n_cols):
+            total += X[r, i] if w is None else X[r, i] * w[i]
+        out[r] = total
+    return out
+
+
 @vector_jit
 def scale_add_(alpha, X, beta, out):
     """In place: ``out = alpha * X + beta * out``."""

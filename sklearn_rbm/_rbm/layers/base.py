@@ -370,9 +370,25 @@ def gemm_outer_(alpha, H, D, beta, out):
     gemm_(alpha, H.T, D, beta, out)
 
 
-@jit
-def dense_column_sums(S):
-    """Column sums of dense statistics, float64."""
+def implements_dense_rows(units):
+    """Register for the visible units ``units`` (a ``NamedTuple`` class or a
+    tuple of them) the hooks of a layer whose statistics are dense rows, one
+    column per column of ``W`` (Bernoulli, Gaussian): ``input_to_hidden`` and
+    ``input_from_hidden`` as matrix products, ``column_sums`` as sums."""
+    implements(input_to_hidden, units)(_dense_input_to_hidden)
+    implements(input_from_hidden, units)(_dense_input_from_hidden)
+    implements(column_sums, units)(_dense_column_sums)
+
+
+def _dense_input_to_hidden(units, ctx, S, W):
+    return np.dot(S, W.T)
+
+
+def _dense_input_from_hidden(units, H, W):
+    return np.dot(H, W)
+
+
+def _dense_column_sums(units, S):
     return column_sum(S)
 
 

@@ -41,8 +41,13 @@ from ..._core.utils import (
 from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
 from ..._numerics.random import new_key, step_key, uniform
-from ..._numerics.steps import column_sum
-from ..._numerics.vecmath import exp_minus_abs, sigmoid_native, softplus_gap
+from ..._numerics.steps import row_sums
+from ..._numerics.vecmath import (
+    exp_minus_abs,
+    log_positive,
+    sigmoid_native,
+    softplus_gap,
+)
 from ..._partition.annealing import ais_betas, run_ais
 from ..._partition.exact import _check_rbm, _free_energy, log_partition_exact
 from . import base
@@ -145,42 +150,55 @@ def anneal_(log_w, A, visible_terms, c, beta, beta_prev, key, sample):
     chain ``r`` is ``log p*_beta(v_r) - log p*_beta_prev(v_r) = (beta -
     beta_prev) visible_terms[r] + sum_j softplus(beta a_j) -
     softplus(beta_prev a_j)`` with ``a = A[r] + c``; the difference of two
-    close softplus values is computed without cancellation
-    (:func:`~sklearn_rbm._numerics.vecmath.softplus_gap`), and its
-    ``exp(-beta |a_j|)`` gives ``sigmoid(beta a_j)`` for the draw. The terms
-    go to a scratch row first: that loop has no reduction and vectorises.
-    Either direction of the path: reverse annealing passes ``beta <
-    beta_prev``.
+    close softplus values is computed without cancellation, as
+    :func:`~sklearn_rbm._numerics.vecmath.softplus_gap` does, and its
+    ``exp(-beta |a_j|)`` gives ``sigmoid(beta a_j)`` for the draw. Either
+    direction of the path: reverse annealing passes ``beta < beta_prev``.
+
+    A row goes through short loops, one per stage (inputs, each exponential,
+    each logarithm, the draws), instead of one loop doing all: an element's
+    stages form a chain of about 200 dependent operations, too long for the
+    processor to overlap the next elements' work with it, while a stage alone
+    overlaps (0.52 -> 0.43 ms per 100 x 500 temperature, one thread). The
+    operations are those of ``softplus_gap``, so are the bits.
     """
     n_chains, n_hidden = A.shape
     step = beta - beta_prev
-    terms = np.empty(n_hidden)
+    a, e_now, e_prev = np.empty(n_hidden), np.empty(n_hidden), np.empty(n_hidden)
+    # Rows go by blocks of four (the block row_sums adds at once), so the
+    # scratch stays four rows whatever the number of chains (RAISE anneals
+    # thousands at once).
+    terms = np.empty((4, n_hidden))
     for r in range(n_chains):
+        gaps = terms[r % 4]
         for j in range(n_hidden):
-            a = A[r, j] + c[j]
-            terms[j] = softplus_gap(a, beta, beta_prev)
-            if sample:
-                e = exp_minus_abs(beta * a)
+            a[j] = A[r, j] + c[j]
+        for j in range(n_hidden):
+            e_now[j] = exp_minus_abs(beta * a[j])
+        for j in range(n_hidden):
+            e_prev[j] = exp_minus_abs(beta_prev * a[j])
+        for j in range(n_hidden):
+            gaps[j] = log_positive(1.0 + e_now[j])
+        for j in range(n_hidden):
+            gaps[j] = step * max(a[j], 0.0) + (gaps[j] - log_positive(1.0 + e_prev[j]))
+        if sample:
+            for j in range(n_hidden):
+                e = e_now[j]
                 s = 1.0 / (1.0 + e)
-                p = s if a >= 0.0 else e * s
+                p = s if a[j] >= 0.0 else e * s
                 A[r, j] = 1.0 if uniform(key, r * n_hidden + j) < p else 0.0
-        increment = step * visible_terms[r]
-        for j in range(n_hidden):
-            increment += terms[j]
-        log_w[r] += increment
+        if r % 4 == 3 or r == n_chains - 1:
+            block = slice(r - r % 4, r + 1)
+            log_w[block] += row_sums(
+                terms[: r % 4 + 1], None, step * visible_terms[block]
+            )
 
 
 @jit
 def linear_terms(V, shift):
     """``V[r] . shift`` for each row, float64: the visible part of
     ``d log p*_beta(v) / d beta`` on the base-rate path (``shift = b - b_A``)."""
-    out = np.empty(V.shape[0])
-    for r in range(V.shape[0]):
-        total = 0.0
-        for i in range(V.shape[1]):
-            total += V[r, i] * shift[i]
-        out[r] = total
-    return out
+    return row_sums(V, shift, np.zeros(V.shape[0]))
 
 
 @vector_jit
@@ -242,19 +260,7 @@ def _statistics(units, ctx, V):
     return V
 
 
-@implements(base.input_to_hidden, BernoulliUnits)
-def _input_to_hidden(units, ctx, S, W):
-    return np.dot(S, W.T)
-
-
-@implements(base.input_from_hidden, BernoulliUnits)
-def _input_from_hidden(units, H, W):
-    return np.dot(H, W)
-
-
-@implements(base.column_sums, BernoulliUnits)
-def _column_sums(units, S):
-    return column_sum(S)
+base.implements_dense_rows(BernoulliUnits)
 
 
 @implements(base.data_outer_, BernoulliUnits)

@@ -62,7 +62,7 @@ from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
 from ..._numerics.normal import standard_normal
 from ..._numerics.random import new_key, step_key
-from ..._numerics.steps import bias_step_, column_sum
+from ..._numerics.steps import bias_step_
 from ..._partition.annealing import ais_betas, run_ais
 from ..._partition.exact import _check_rbm, check_enumerable, check_rows
 from . import base
@@ -443,19 +443,7 @@ def _statistics(units, ctx, V):
     return V * (inv_sigma * inv_sigma)  # a new array: V is only read
 
 
-@implements(base.input_to_hidden, _ANY)
-def _input_to_hidden(units, ctx, S, W):
-    return np.dot(S, W.T)
-
-
-@implements(base.input_from_hidden, _ANY)
-def _input_from_hidden(units, H, W):
-    return np.dot(H, W)
-
-
-@implements(base.column_sums, _ANY)
-def _column_sums(units, S):
-    return column_sum(S)
+base.implements_dense_rows(_ANY)
 
 
 @implements(base.data_outer_, _ANY)

@@ -286,32 +286,51 @@ def _ones(n):
     return np.ones(n)
 
 
-@implements(base.context, (ReLUUnits, GaussianHiddenUnits))
+_CONTINUOUS = (ReLUUnits, GaussianHiddenUnits)
+
+
+def rows_(units, pre, bias, betas, n_chains, key, sample):
+    """In place: ``pre[r, j]`` becomes the mean (or, with ``sample``, a draw
+    from the stream ``key``) of unit ``j`` given its input ``beta (pre[r, j]
+    + bias[j])``, ``beta = betas[r // n_chains]``: :func:`_relu_rows_` or
+    :func:`_gaussian_rows_`, whichever the class of ``units`` asks for (the
+    four sampling hooks below are one for both)."""
+    raise NotImplementedError("rows_ runs only inside numba kernels")
+
+
+@implements(rows_, ReLUUnits)
+def _relu_rows(units, pre, bias, betas, n_chains, key, sample):
+    return _relu_rows_(pre, bias, units.gamma, betas, n_chains, key, sample)
+
+
+@implements(rows_, GaussianHiddenUnits)
+def _gaussian_rows(units, pre, bias, betas, n_chains, key, sample):
+    return _gaussian_rows_(pre, bias, units.gamma, betas, n_chains, key, sample)
+
+
+@implements(base.context, _CONTINUOUS)
 def _context(units, W):
     return None
 
 
-@implements(base.mean_, ReLUUnits)
-def _relu_mean(units, ctx, inputs, field):
-    return _relu_rows_(inputs, field, units.gamma, _ones(1), inputs.shape[0],
-                       np.uint64(0), False)  # fmt: skip
+@implements(base.mean_, _CONTINUOUS)
+def _mean(units, ctx, inputs, field):
+    return rows_(units, inputs, field, _ones(1), inputs.shape[0], np.uint64(0), False)
 
 
-@implements(base.sample_, ReLUUnits)
-def _relu_sample(units, ctx, inputs, field, rng):
-    return _relu_rows_(inputs, field, units.gamma, _ones(1), inputs.shape[0],
-                       new_key(rng), True)  # fmt: skip
+@implements(base.sample_, _CONTINUOUS)
+def _sample(units, ctx, inputs, field, rng):
+    return rows_(units, inputs, field, _ones(1), inputs.shape[0], new_key(rng), True)
 
 
-@implements(base.tempered_sample_, ReLUUnits)
-def _relu_tempered_sample(units, ctx, tempered, inputs, field, betas, n_chains, rng):
-    return _relu_rows_(inputs, field, units.gamma, betas, n_chains, new_key(rng), True)
+@implements(base.tempered_sample_, _CONTINUOUS)
+def _tempered_sample(units, ctx, tempered, inputs, field, betas, n_chains, rng):
+    return rows_(units, inputs, field, betas, n_chains, new_key(rng), True)
 
 
-@implements(base.tempered_mean_, ReLUUnits)
-def _relu_tempered_mean(units, ctx, inputs, field, betas, n_chains):
-    return _relu_rows_(inputs, field, units.gamma, betas, n_chains, np.uint64(0),
-                       False)  # fmt: skip
+@implements(base.tempered_mean_, _CONTINUOUS)
+def _tempered_mean(units, ctx, inputs, field, betas, n_chains):
+    return rows_(units, inputs, field, betas, n_chains, np.uint64(0), False)
 
 
 @implements(base.resample, ReLUUnits)
@@ -348,31 +367,6 @@ def _relu_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, ke
             if sample:
                 inputs[r, j] = relu_sample(beta * a, gamma, 0.0, key, r * n_hidden + j)
         log_w[r] += increment
-
-
-@implements(base.mean_, GaussianHiddenUnits)
-def _gaussian_mean(units, ctx, inputs, field):
-    return _gaussian_rows_(inputs, field, units.gamma, _ones(1), inputs.shape[0],
-                           np.uint64(0), False)  # fmt: skip
-
-
-@implements(base.sample_, GaussianHiddenUnits)
-def _gaussian_sample(units, ctx, inputs, field, rng):
-    return _gaussian_rows_(inputs, field, units.gamma, _ones(1), inputs.shape[0],
-                           new_key(rng), True)  # fmt: skip
-
-
-@implements(base.tempered_sample_, GaussianHiddenUnits)
-def _gaussian_tempered_sample(units, ctx, tempered, inputs, field, betas, n_chains,
-                              rng):  # fmt: skip
-    return _gaussian_rows_(inputs, field, units.gamma, betas, n_chains, new_key(rng),
-                           True)  # fmt: skip
-
-
-@implements(base.tempered_mean_, GaussianHiddenUnits)
-def _gaussian_tempered_mean(units, ctx, inputs, field, betas, n_chains):
-    return _gaussian_rows_(inputs, field, units.gamma, betas, n_chains, np.uint64(0),
-                           False)  # fmt: skip
 
 
 @implements(base.resample, GaussianHiddenUnits)
