@@ -20,7 +20,7 @@ from .._core.utils import FLOAT_DTYPES, check_memory
 from .._potts.contacts import coupling_scores
 from .base import FittedRBM
 from .layers.categorical import CategoricalLayer, check_codes
-from .layers.relu import HIDDEN_UNITS
+from .layers.drelu import HIDDEN_UNITS
 from .trainer import RBMTrainer
 
 __all__ = ["CategoricalRBM"]
@@ -252,7 +252,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         return CategoricalLayer(self.n_states_, self._hidden_layer())
 
     def _hidden_layer(self):
-        return HIDDEN_UNITS[self.hidden_unit]
+        return HIDDEN_UNITS[self.hidden_unit].bind(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -159,6 +159,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
             warm = parameters_of(self.init, n_features, dtype, self.n_components)
         layer.fit_base(self, X)
         layer.start_training(self, X, dtype, self.init)
+        self._hidden_layer().start_training(self, dtype, self.init)
         if self.init is None:
             W = rs.normal(0.0, 0.01, size=(self.n_components, n_features)).astype(dtype)
             b = layer.initial_bias(self, X, dtype)
@@ -203,6 +204,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
             self._centred_hidden_bias - W @ self.offset_visible_,
         )
         self._visible_layer().publish(self)
+        self._hidden_layer().publish(self)
 
     # ------------------------------------------------------------------ fit
     @fit_context(prefer_skip_nested_validation=True)
@@ -317,8 +319,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         return TrainingState(
             W=self.components_,
             visible=layer.units(self, self._centred_visible_bias, own_velocities),
-            hidden=self._hidden_layer().units_of(
-                self._centred_hidden_bias, hidden_velocity
+            hidden=self._hidden_layer().training_units(
+                self, self._centred_hidden_bias, hidden_velocity
             ),
             mu=self.offset_visible_,
             lam=self.offset_hidden_,
@@ -360,7 +362,11 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         return self._solver().tempering.figures(self._state, self.n_iter_)
 
     def _state_names(self):
-        return _STATE + self._visible_layer().state_attributes
+        return (
+            _STATE
+            + self._visible_layer().state_attributes
+            + self._hidden_layer().state_attributes
+        )
 
     def _training_state(self):
         """Copies of the training state, to restore after divergence or early
@@ -375,7 +381,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
     def _divergence(self):
         layer = self._visible_layer()
         parameters = tuple(getattr(self, name) for name in self._state_names()[:3])
-        own = tuple(getattr(self, name) for name in layer.state_attributes)
+        own = tuple(getattr(self, name) for name in self._state_names()[len(_STATE):])
         problem = self._diagnose_divergence(*parameters, *own)
         if problem is not None:
             return f"{problem}, {layer.divergence_advice(self)}"

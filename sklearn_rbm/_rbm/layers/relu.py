@@ -31,9 +31,9 @@ with the hidden bias ``c`` as their only trained parameter (``theta =
 :class:`GaussianHidden` and :class:`ReLUHidden` are their estimator side.
 Annealing and tempering scale the hidden units' *input* and keep their
 potential, so the base model at ``beta = 0`` is the visible base model times
-``exp(-U(h))``, whose ``log Z`` is ``sum_j Gamma_j(0)``. dReLU units have
-their cumulant, moments and sampler here but no layer yet: their four
-parameters per unit need a step of the hidden layer's own parameters.
+``exp(-U(h))``, whose ``log Z`` is ``sum_j Gamma_j(0)``. The dReLU hidden
+layer, whose four parameters per unit are trained, is ``drelu.py``, over
+the scalar functions here.
 """
 
 import math
@@ -124,14 +124,25 @@ def drelu_cumulant(a, gamma_p, gamma_m, theta_p, theta_m):
 
 
 @vector_jit
-def drelu_moments(a, gamma_p, gamma_m, theta_p, theta_m):
-    """``(mean, variance, p_plus)`` of ``h | a`` for a dReLU unit,
-    ``p_plus`` the probability that ``h > 0``."""
+def drelu_sides(a, gamma_p, gamma_m, theta_p, theta_m):
+    """``(p_plus, mean_p, var_p, mean_m, var_m)`` of ``h | a`` for a dReLU
+    unit: the probability that ``h > 0`` and the mean and variance of ``h``
+    on each side (``h_+`` given ``h > 0``, ``h_-`` given ``h < 0``)."""
     log_p, x_p = _half_line(gamma_p, theta_p - a)
     log_m, x_m = _half_line(gamma_m, a - theta_m)
     p_plus = 1.0 / (1.0 + math.exp(log_m - log_p))
     mean_p, var_p = _truncated_moments(gamma_p, x_p, 1.0)
     mean_m, var_m = _truncated_moments(gamma_m, x_m, -1.0)
+    return p_plus, mean_p, var_p, mean_m, var_m
+
+
+@vector_jit
+def drelu_moments(a, gamma_p, gamma_m, theta_p, theta_m):
+    """``(mean, variance, p_plus)`` of ``h | a`` for a dReLU unit,
+    ``p_plus`` the probability that ``h > 0``."""
+    p_plus, mean_p, var_p, mean_m, var_m = drelu_sides(
+        a, gamma_p, gamma_m, theta_p, theta_m
+    )
     mean = p_plus * mean_p + (1.0 - p_plus) * mean_m
     second = p_plus * (var_p + mean_p**2) + (1.0 - p_plus) * (var_m + mean_m**2)
     return mean, second - mean * mean, p_plus
@@ -327,7 +338,7 @@ def _relu_resample(units, ctx, M, rng):
 
 
 @implements(base.cumulant_gap, ReLUUnits)
-def _relu_cumulant_gap(units, a, beta, beta_next):
+def _relu_cumulant_gap(units, j, a, beta, beta_next):
     return relu_cumulant(beta * a, units.gamma, 0.0) - relu_cumulant(
         beta_next * a, units.gamma, 0.0
     )
@@ -386,7 +397,7 @@ def _gaussian_resample(units, ctx, M, rng):
 
 
 @implements(base.cumulant_gap, GaussianHiddenUnits)
-def _gaussian_cumulant_gap(units, a, beta, beta_next):
+def _gaussian_cumulant_gap(units, j, a, beta, beta_next):
     return (beta * beta - beta_next * beta_next) * a * a / (2.0 * units.gamma)
 
 
@@ -412,11 +423,37 @@ def _gaussian_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev
 
 # ------------------------------------------------------- the estimator side
 class BernoulliHidden:
-    """Binary hidden units (the default): ``Gamma(a) = softplus(a)``."""
+    """Binary hidden units (the default): ``Gamma(a) = softplus(a)``.
+
+    The estimator side of a hidden layer: ``units_of`` makes its kernel
+    units, ``mean``, ``cumulant`` and ``variance`` act on arrays of total
+    inputs (bias included). The hooks of a layer with trained parameters
+    besides its bias (dReLU) have defaults here for those without.
+    """
 
     name = "bernoulli"
     enumerable = True
     initial_offset = 0.5  # the centring offset of Upadhya & Sastry (2017)
+    #: The trained arrays of the layer besides its bias (training state).
+    state_attributes = ()
+
+    def bind(self, model):
+        """The layer with the fitted parameters of ``model`` (itself when the
+        units have none besides the bias)."""
+        return self
+
+    def start_training(self, model, dtype, init):
+        """Set the arrays of :attr:`state_attributes`, fresh or from ``init``."""
+        return None
+
+    def publish(self, model):
+        """Set the fitted attributes derived from :attr:`state_attributes`."""
+        return None
+
+    def training_units(self, model, bias, velocity):
+        """The kernel units of a fit: the centred ``bias`` and its
+        ``velocity``, with the layer's trained arrays."""
+        return self.units_of(bias, velocity)
 
     def units_of(self, bias, velocity=None):
         from .bernoulli import BernoulliUnits
@@ -491,7 +528,3 @@ class ReLUHidden(BernoulliHidden):
         ratio = _SQRT_2_PI / scipy_erfcx(x)
         return 1.0 + _SQRT_2 * x * ratio - ratio * ratio
 
-
-HIDDEN_UNITS = {
-    layer.name: layer for layer in (BernoulliHidden(), GaussianHidden(), ReLUHidden())
-}
