@@ -29,6 +29,7 @@ Tempering and annealing scale the units' input and keep their potential, as
 for ReLU units (``relu.py``).
 """
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -143,29 +144,27 @@ def drelu_statistics(A, field, potential, weights):
 def drelu_input_of_mean(mean, gamma_p, gamma_m, theta_p, theta_m):
     """The input ``a`` whose dReLU conditional has mean ``mean``: Newton's
     method on the increasing ``a -> E[h | a]`` (its derivative is the
-    variance), kept inside a bracket that bisection shrinks when Newton
-    leaves it."""
+    variance) from the input of the untruncated side (``theta + gamma
+    mean``, right far from 0), bisecting the bracket the iterates have
+    found whenever a step leaves it."""
     args = (gamma_p, gamma_m, theta_p, theta_m)
-    lower, upper = -1.0, 1.0
-    for _ in range(1100):  # E[h | a] grows about linearly: doubling brackets
-        if drelu_moments(lower, *args)[0] <= mean:
-            break
-        lower *= 2.0
-    for _ in range(1100):
-        if drelu_moments(upper, *args)[0] >= mean:
-            break
-        upper *= 2.0
-    a = 0.5 * (lower + upper)
+    if mean >= 0.0:
+        a = theta_p + gamma_p * mean
+    else:
+        a = theta_m + gamma_m * mean
+    lower, upper = -np.inf, np.inf
     for _ in range(200):
         m, v, _ = drelu_moments(a, *args)
         if m < mean:
             lower = a
         else:
             upper = a
-        step = (m - mean) / max(v, 1e-300)
-        following = a - step
+        following = a - (m - mean) / max(v, 1e-300)
         if not lower < following < upper:
-            following = 0.5 * (lower + upper)
+            if math.isinf(lower) or math.isinf(upper):
+                following = a + (1.0 + abs(a)) * (1.0 if m < mean else -1.0)
+            else:
+                following = 0.5 * (lower + upper)
         if abs(following - a) <= 1e-12 * (1.0 + abs(a)):
             return following
         a = following
