@@ -60,13 +60,18 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     n_states : int or None, default=None
         Number of states ``q`` of every column; ``None`` infers it from the
         training data as its largest code plus one.
-    hidden_unit : {'bernoulli', 'gaussian', 'relu'}, default='bernoulli'
+    hidden_unit : {'bernoulli', 'gaussian', 'relu', 'drelu'}, \
+            default='bernoulli'
         Type of the hidden units: binary; Gaussian of unit precision
-        (potential ``h^2 / 2``); or ReLU of unit curvature (``h^2 / 2`` on
-        ``h >= 0``; Tubiana, Cocco & Monasson 2019). The hidden bias ``c`` is
-        the linear term of each (``-theta``). With continuous hidden units
-        the exact ``log Z`` enumerates the ``n_states ** n_features``
-        visible states (``'auto'`` while that is at most ``2^20``).
+        (potential ``h^2 / 2``); ReLU of unit curvature (``h^2 / 2`` on
+        ``h >= 0``); or the double ReLU of Tubiana, Cocco & Monasson (2019),
+        ``U(h) = gamma_+ h_+^2 / 2 + theta_+ h_+ + gamma_- h_-^2 / 2 +
+        theta_- h_-``, whose four parameters per unit are trained with the
+        weights by every solver (fitted as ``gamma_plus_`` ...). The hidden
+        bias ``c`` is the linear term of each (``-theta``). With continuous
+        hidden units the exact ``log Z`` enumerates the ``n_states **
+        n_features`` visible states (``'auto'`` while that is at most
+        ``2^20``).
     solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp', 'pt', 'cpt'}, default='csdcp'
         Training algorithm, as for :class:`DCPBernoulliRBM`. The default,
         centred S-DCP at ``learning_rate=0.05``, had the best held-out
@@ -137,6 +142,13 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         Fields ``b`` of the equivalent uncentred RBM.
     intercept_hidden_ : ndarray of shape (n_components,)
         Hidden biases ``c``.
+    gamma_plus_, gamma_minus_ : ndarray of shape (n_components,)
+        Curvatures of the dReLU potentials on each side of 0 (only with
+        ``hidden_unit='drelu'``).
+    theta_plus_, theta_minus_ : ndarray of shape (n_components,)
+        Thresholds of the dReLU potentials on each side (only with
+        ``hidden_unit='drelu'``; the unit's input includes
+        ``intercept_hidden_``).
     offset_visible_, offset_hidden_ : ndarray
         Centring offsets (zeros for uncentred solvers).
     site_fields_ : ndarray of shape (n_sites, n_states)
