@@ -57,9 +57,20 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     ----------
     n_components : int, default=100
         Number of hidden units.
-    n_states : int or None, default=None
-        Number of states ``q`` of every column; ``None`` infers it from the
-        training data as its largest code plus one.
+    n_states : int, array-like of int or None, default=None
+        Number of states ``q`` of every column, or one per column (columns
+        with fewer states than the largest are padded to it: the padded
+        states have weight 0 and probability 0); ``None`` infers one ``q``
+        from the training data as its largest code plus one (integer codes
+        only).
+    one_hot : bool, default=False
+        Whether ``X`` is one-hot (dense or sparse): ``sum(n_states)``
+        columns, the ``n_states[i]`` indicator columns of column ``i`` side
+        by side (the layout of :class:`~sklearn.preprocessing.OneHotEncoder`),
+        each block holding exactly one 1. ``n_states`` must then be given.
+        The fit is the fit on the integer codes; ``transform``, ``score``
+        and the other queries take one-hot rows too, and ``sample`` returns
+        them.
     hidden_unit : {'bernoulli', 'gaussian', 'relu', 'drelu'}, \
             default='bernoulli'
         Type of the hidden units: binary; Gaussian of unit precision
@@ -154,8 +165,9 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     site_fields_ : ndarray of shape (n_sites, n_states)
         Log-probabilities of the independent-site model fitted to the
         (weighted) training data: the initial fields and the AIS base model.
-    n_states_ : int
-        Number of states per column (``n_states`` in the shapes above).
+    n_states_ : int or ndarray of shape (n_sites,)
+        Number of states per column, or of each column when they differ
+        (``n_states`` in the shapes above is then the largest).
     betas_ : ndarray
         Inverse temperatures of the replicas ('pt' and 'cpt').
     n_iter_ : int
@@ -167,8 +179,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     random_state_ : RandomState
         Stream used by :meth:`gibbs`.
     n_features_in_ : int
-        Number of columns ``L`` seen during fit (``n_sites`` in the shapes
-        above).
+        Number of columns seen during fit: ``L`` (``n_sites`` in the shapes
+        above), or ``sum(n_states)`` with ``one_hot``.
 
     References
     ----------
@@ -193,7 +205,9 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     _parameter_constraints: dict = {
         **RBMTrainer._parameter_constraints,
-        "n_states": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "n_states": [Interval(numbers.Integral, 2, None, closed="left"), "array-like",
+                     None],  # fmt: skip
+        "one_hot": ["boolean"],
         "hidden_unit": [StrOptions(set(HIDDEN_UNITS))],
         "l2_fields": [Interval(numbers.Real, 0, None, closed="left")],
         "l1b": [Interval(numbers.Real, 0, None, closed="left")],
@@ -204,6 +218,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         n_components=100,
         *,
         n_states=None,
+        one_hot=False,
         hidden_unit="bernoulli",
         solver="csdcp",
         learning_rate=0.05,
@@ -233,6 +248,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     ):
         self.n_components = n_components
         self.n_states = n_states
+        self.one_hot = one_hot
         self.hidden_unit = hidden_unit
         self.solver = solver
         self.learning_rate = learning_rate
@@ -261,7 +277,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         self.random_state = random_state
 
     def _visible_layer(self):
-        return CategoricalLayer(self.n_states_, self._hidden_layer())
+        return CategoricalLayer(self.n_states_, self._hidden_layer(), self.one_hot)
 
     def _hidden_layer(self):
         return HIDDEN_UNITS[self.hidden_unit].bind(self)
@@ -273,33 +289,50 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     # ------------------------------------------------------------ validation
     def _validate_training_data(self, X, reset=True):
-        """Integer codes checked for ``fit``; the first fit (``reset``) fixes
-        ``n_states_`` (given, or the largest code plus one)."""
+        """Integer codes (decoded from one-hot rows with ``one_hot``) checked
+        for ``fit``; the first fit (``reset``) fixes ``n_states_``."""
         check_score_settings(self)
-        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=reset)
+        X = validate_data(self, X, accept_sparse="csr" if self.one_hot else False,
+                          dtype=FLOAT_DTYPES, reset=reset)  # fmt: skip
         if reset:
-            q = self.n_states
-            if q is None:
-                check_codes(X, None)
-                largest = X.max() if X.size else 1.0
-                q = max(int(largest) + 1, 2)
-                what = (
-                    f"X's largest code {largest:g} (n_states=None takes it plus "
-                    f"one: {q} states) with {X.shape[1]} columns"
+            self.n_states_ = self._states_of_columns(X)
+        return self._visible_layer().check_values(X)
+
+    def _states_of_columns(self, X):
+        """``n_states_`` for the training data ``X`` (validated, not decoded):
+        one ``q`` (given, or the largest code plus one) or one per column;
+        the memory of the ``L * q``-wide arrays checked."""
+        q = self.n_states
+        if q is not None and np.ndim(q):
+            q = _check_states_per_column(q, X.shape[1], self.one_hot)
+        elif self.one_hot:
+            if q is None or X.shape[1] % q:
+                raise ValueError(
+                    f"one_hot=True needs n_states (one number, or one per column) "
+                    f"whose sum is the width of X, {X.shape[1]}; got n_states={q!r}."
                 )
-                fix = "Encode X as codes 0 .. q - 1 with a small q."
-            else:
-                what = f"n_states={q} with {X.shape[1]} columns"
-                fix = "Use fewer states (n_states): codes must lie below it."
-            # The fields, the frequencies and the one-hot rows are L * q wide.
-            check_memory(8 * max(X.shape[0], 1) * X.shape[1] * q, what, fix)
-            self.n_states_ = int(q)
-        return check_codes(X, self.n_states_)
+        if q is None:
+            check_codes(X, None)
+            largest = X.max() if X.size else 1.0
+            q = max(int(largest) + 1, 2)
+            what = (
+                f"X's largest code {largest:g} (n_states=None takes it plus "
+                f"one: {q} states) with {X.shape[1]} columns"
+            )
+            fix = "Encode X as codes 0 .. q - 1 with a small q."
+        else:
+            what = f"n_states={self.n_states} with {X.shape[1]} columns"
+            fix = "Use fewer states (n_states): codes must lie below it."
+        n_sites = np.size(q) if np.ndim(q) else X.shape[1] // (q if self.one_hot else 1)
+        # The fields, the frequencies and the one-hot rows are L * q wide.
+        check_memory(8 * max(X.shape[0], 1) * n_sites * int(np.max(q)), what, fix)
+        return q if np.ndim(q) else int(q)
 
     def _validate_query(self, X, name="X"):
         check_is_fitted(self, "components_")
-        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
-        return check_codes(X, self.n_states_, name)
+        X = validate_data(self, X, accept_sparse="csr" if self.one_hot else False,
+                          dtype=FLOAT_DTYPES, reset=False)  # fmt: skip
+        return self._visible_layer().check_values(X, name)
 
     # ------------------------------------------------------------------ fit
     @fit_context(prefer_skip_nested_validation=True)
@@ -421,3 +454,28 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         if not isinstance(apc, (bool, np.bool_)):
             raise ValueError(f"apc must be True or False, got {apc!r}.")
         return coupling_scores(self.effective_couplings(), apc)
+
+
+def _check_states_per_column(n_states, n_columns, one_hot):
+    """``n_states`` given per column as an int64 array (or one int when they
+    are all equal), checked against the ``n_columns`` of ``X``."""
+    states = np.asarray(n_states)
+    if (
+        states.ndim != 1
+        or states.dtype.kind not in "iuf"
+        or np.any(states != np.round(states))
+        or np.any(states < 2)
+    ):
+        raise ValueError(
+            "n_states must be an int >= 2 or a 1-D array of ints >= 2 (one per "
+            f"column); got {n_states!r}."
+        )
+    states = states.astype(np.int64)
+    width = int(states.sum()) if one_hot else states.size
+    if width != n_columns:
+        layout = "sum(n_states) one-hot columns" if one_hot else "one column per site"
+        raise ValueError(
+            f"n_states has {states.size} entries (summing to {states.sum()}) but "
+            f"X has {n_columns} columns; with one_hot={one_hot} X needs {layout}."
+        )
+    return int(states[0]) if np.all(states == states[0]) else states
