@@ -9,11 +9,13 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.integrate import quad
 from scipy.special import logsumexp
 
 from sklearn_rbm import CategoricalRBM
 from sklearn_rbm._rbm.layers.drelu import MIN_GAMMA, drelu_statistics, potential_of
+from sklearn_rbm._rbm.layers.site_states import encode_one_hot, state_mask
 from sklearn_rbm.datasets import make_potts
 from sklearn_rbm._rbm.layers.categorical import (
     codes_one_hot,
@@ -515,3 +517,121 @@ def test_bad_sample_weights_are_refused(fitted, weights, match):
         with pytest.raises(ValueError, match=match):
             getattr(rbm, method)(X, sample_weight=w)
         assert not hasattr(rbm, "components_")
+
+
+# ------------------------------------------- states per column, one-hot input
+SITE_STATES = np.array([2, 4, 3, 3])
+
+
+def _ragged_codes(n_rows, seed):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, q, n_rows) for q in SITE_STATES])
+    X[:, 2] = X[:, 1] % 3  # a coupling to learn
+    return X.astype(float)
+
+
+def _ragged_states():
+    return np.array(list(itertools.product(*(range(q) for q in SITE_STATES))), float)
+
+
+@pytest.mark.parametrize("hidden_unit", ["bernoulli", "drelu"])
+def test_states_per_column_exact_log_likelihood(hidden_unit):
+    """Columns with 2, 4, 3 and 3 states: the exact log-likelihood against
+    brute force over the real states only (every binary ``h``; dReLU
+    integrals by quadrature), and the padded states keep weight 0."""
+    X = _ragged_codes(200, 0)
+    rbm = CategoricalRBM(n_components=3, n_states=SITE_STATES, hidden_unit=hidden_unit,
+                         n_iter=5, batch_size=20, l2_fields=0.05, learning_rate=0.1,
+                         random_state=0).fit(X)  # fmt: skip
+    assert list(rbm.n_states_) == [2, 4, 3, 3]
+    W3 = rbm.components_.reshape(3, 4, 4)
+    padded = ~state_mask(SITE_STATES, 4)
+    assert np.all(W3[:, padded] == 0.0)
+    np.testing.assert_allclose(W3.sum(axis=2), 0.0, atol=1e-12)
+    V = _ragged_states()
+    b2 = rbm.intercept_visible_.reshape(4, 4)
+    sites = np.arange(4)
+    if hidden_unit == "bernoulli":
+        H = np.array(list(itertools.product((0.0, 1.0), repeat=3)))
+        brute = [logsumexp(b2[sites, v].sum() + H @ (rbm.intercept_hidden_
+                 + W3[:, sites, v].sum(axis=1))) for v in V.astype(int)]  # fmt: skip
+    else:
+        potentials = potential_of(rbm).T
+        brute = [b2[sites, v].sum() + sum(
+            _drelu_log_integral(a, *p) for a, p in zip(
+                rbm.intercept_hidden_ + W3[:, sites, v].sum(axis=1), potentials,
+                strict=True))
+            for v in V.astype(int)]  # fmt: skip
+    brute = np.array(brute) - logsumexp(brute)
+    assert rbm.log_partition_function().method == "exact"
+    np.testing.assert_allclose(rbm.score_samples(V), brute, rtol=1e-10, atol=1e-10)
+    samples = rbm.sample(500, n_steps=3, random_state=0)
+    assert np.all(samples < SITE_STATES)
+
+
+@pytest.mark.parametrize("solver", ["pcd", "csdcp", "cpt"])
+@pytest.mark.parametrize("hidden_unit", ["bernoulli", "drelu"])
+def test_one_hot_input_gives_the_fit_of_the_codes(solver, hidden_unit):
+    X = _ragged_codes(120, 1)
+    w = np.random.default_rng(1).random(120)
+    settings = dict(n_components=3, n_states=SITE_STATES, hidden_unit=hidden_unit,
+                    solver=solver, n_iter=3, batch_size=20, random_state=0)  # fmt: skip
+    codes = CategoricalRBM(**settings).fit(X, sample_weight=w)
+    O = encode_one_hot(X, SITE_STATES)
+    assert O.shape == (120, 12)
+    for rows in (O, sp.csr_matrix(O)):
+        one_hot = CategoricalRBM(one_hot=True, **settings).fit(rows, sample_weight=w)
+        for name in ("components_", "intercept_visible_", "intercept_hidden_"):
+            assert np.array_equal(getattr(one_hot, name), getattr(codes, name)), name
+        np.testing.assert_array_equal(one_hot.transform(rows), codes.transform(X))
+        np.testing.assert_array_equal(one_hot.score_samples(rows),
+                                      codes.score_samples(X))  # fmt: skip
+    drawn = one_hot.sample(4, n_steps=3, random_state=0)
+    np.testing.assert_array_equal(
+        drawn, encode_one_hot(codes.sample(4, n_steps=3, random_state=0), SITE_STATES)
+    )
+
+
+@pytest.mark.parametrize(
+    "edit, match",
+    [((2, 1, 2.0), r"0 or 1; found 2\.0 at row 2, column 1"),
+     ((3, 3, 1.0), r"row 3 has 2 ones in the block of site 1 \(columns 2 to 5\)"),
+     ((4, 0, 0.0), r"row 4 has 0 ones in the block of site 0 \(columns 0 to 1\)")],
+)  # fmt: skip
+def test_one_hot_input_that_is_not_one_hot_is_refused(edit, match):
+    X = _ragged_codes(30, 2)
+    X[4, 0] = 0  # row 4's site 0 is the one edited to all zeros
+    O = encode_one_hot(X, SITE_STATES)
+    rbm = CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True, n_iter=1,
+                         random_state=0).fit(O)  # fmt: skip
+    r, column, value = edit
+    bad = O.copy()
+    bad[r, column] = value
+    for rows in (bad, sp.csr_matrix(bad)):
+        with pytest.raises(ValueError, match=match):
+            CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True).fit(rows)
+        for method in (rbm.score_samples, rbm.transform):
+            with pytest.raises(ValueError, match=match):
+                method(rows)
+
+
+def test_states_per_column_bad_input_is_refused():
+    X = _ragged_codes(30, 3)
+    bad = X.copy()
+    bad[5, 0] = 2  # column 0 has 2 states
+    with pytest.raises(ValueError, match=r"0 to 1 in column 0 \(n_states\[0\]=2\)"
+                       r".*row 5, column 0"):  # fmt: skip
+        CategoricalRBM(n_components=2, n_states=SITE_STATES).fit(bad)
+    with pytest.raises(ValueError, match="n_states has 4 entries.*X has 3 columns"):
+        CategoricalRBM(n_components=2, n_states=SITE_STATES).fit(X[:, :3])
+    O = encode_one_hot(X, SITE_STATES)
+    with pytest.raises(ValueError, match=r"summing to 12\) but X has 11 columns"):
+        CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True).fit(O[:, 1:])
+    with pytest.raises(ValueError, match="one_hot=True needs n_states"):
+        CategoricalRBM(n_components=2, one_hot=True).fit(O)
+    with pytest.raises(ValueError, match="ints >= 2"):
+        CategoricalRBM(n_components=2, n_states=[2, 1, 3, 3]).fit(X)
+    rbm = CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True,
+                         n_iter=1).fit(O)  # fmt: skip
+    with pytest.raises(ValueError, match="features"):
+        rbm.score(O[:, :11])
