@@ -178,12 +178,17 @@ def _binary_y(estimator, y):
 
 def _codes_X(estimator, X, X_test=None, **kwargs):
     """Each column cut into 3 states at its terciles: integer codes 0-2, a
-    categorical RBM's domain."""
+    categorical RBM's domain (one-hot, 3 columns per column, for an RBM of
+    one-hot input; a non-finite value fills its block)."""
     edges = np.quantile(X, [1 / 3, 2 / 3], axis=0)
 
     def encode(A):
         codes = (A > edges[0]).astype(np.int64) + (A > edges[1])
-        return codes.astype(A.dtype)
+        if not getattr(estimator, "one_hot", False):
+            return codes.astype(A.dtype)
+        blocks = (codes[..., None] == np.arange(3)).astype(A.dtype)
+        blocks = np.where(np.isfinite(A)[..., None], blocks, A[..., None])
+        return blocks.reshape(A.shape[0], -1)
 
     return encode(X) if X_test is None else (encode(X), encode(X_test))
 

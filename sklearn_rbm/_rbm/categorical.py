@@ -21,6 +21,7 @@ from .._potts.contacts import coupling_scores
 from .base import FittedRBM
 from .layers.categorical import CategoricalLayer, check_codes
 from .layers.drelu import HIDDEN_UNITS
+from .layers.site_states import encode_one_hot
 from .trainer import RBMTrainer
 
 __all__ = ["CategoricalRBM"]
@@ -284,7 +285,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = self.one_hot  # one-hot rows may be sparse
         return tags
 
     # ------------------------------------------------------------ validation
@@ -327,6 +328,13 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         # The fields, the frequencies and the one-hot rows are L * q wide.
         check_memory(8 * max(X.shape[0], 1) * n_sites * int(np.max(q)), what, fix)
         return q if np.ndim(q) else int(q)
+
+    def _score_fit_rows(self, rows):
+        # The fit holds integer codes; score takes what fit took.
+        if self.one_hot:
+            layer = self._visible_layer()
+            rows = encode_one_hot(rows, layer.states_of_sites(rows.shape[1]), rows.dtype)
+        return self.score(rows)
 
     def _validate_query(self, X, name="X"):
         check_is_fitted(self, "components_")

@@ -388,7 +388,12 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         return layer.divergence(self)
 
     def _validation_score(self, validation):
-        return self.score(validation[0])
+        return self._score_fit_rows(validation[0])
+
+    def _score_fit_rows(self, rows):
+        """``score`` of rows as the fit holds them (validated by
+        ``_validate_training_data``), for the epochs' figures."""
+        return self.score(rows)
 
     def _monitor(self, train, validation):
         """The training log-likelihood when ``log Z`` is exact (cheap), or at
@@ -396,7 +401,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         ``log Z`` estimate behind the figures."""
         figures = {}
         if self.verbose >= 2 or self._resolve_score_method() == "exact":
-            figures["train_log_likelihood"] = self.score(train[0])
+            figures["train_log_likelihood"] = self._score_fit_rows(train[0])
         partition = getattr(self, "log_partition_", None)
         if partition is not None and partition.method == "ais":
             figures["ais_band_width"] = partition.upper - partition.lower
