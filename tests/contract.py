@@ -269,7 +269,9 @@ def array_cases(name, role, value):
         cases += [
             Case("two ones in a block", {name: two}, names, data_values=True),
             Case("no one in a block", {name: none}, names, data_values=True),
-            Case("value 2.0", {name: _with(value, first, 2.0)}, names, data_values=True),
+            Case(
+                "value 2.0", {name: _with(value, first, 2.0)}, names, data_values=True
+            ),
         ]
     if role == "weights" and value.ndim == 1:
         cases += [

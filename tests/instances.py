@@ -95,7 +95,10 @@ INSTANCES = [
             random_state=0,
         )  # fmt: skip
         for solver, hidden_unit in (
-            ("pcd", "relu"), ("cpt", "gaussian"), ("csdcp", "drelu"), ("cpt", "drelu"),
+            ("pcd", "relu"),
+            ("cpt", "gaussian"),
+            ("csdcp", "drelu"),
+            ("cpt", "drelu"),
         )
     ),
     # One-hot input (dense or sparse), one number of states for every column.

@@ -14,14 +14,14 @@ from scipy.integrate import quad
 from scipy.special import logsumexp
 
 from sklearn_rbm import CategoricalRBM
-from sklearn_rbm._rbm.layers.drelu import MIN_GAMMA, drelu_statistics, potential_of
-from sklearn_rbm._rbm.layers.site_states import encode_one_hot, state_mask
-from sklearn_rbm.datasets import make_potts
 from sklearn_rbm._rbm.layers.categorical import (
     codes_one_hot,
     independent_site_fields,
     site_frequencies,
 )
+from sklearn_rbm._rbm.layers.drelu import MIN_GAMMA, drelu_statistics, potential_of
+from sklearn_rbm._rbm.layers.site_states import encode_one_hot, state_mask
+from sklearn_rbm.datasets import make_potts
 
 L, Q = 4, 3
 
@@ -577,9 +577,9 @@ def test_one_hot_input_gives_the_fit_of_the_codes(solver, hidden_unit):
     settings = dict(n_components=3, n_states=SITE_STATES, hidden_unit=hidden_unit,
                     solver=solver, n_iter=3, batch_size=20, random_state=0)  # fmt: skip
     codes = CategoricalRBM(**settings).fit(X, sample_weight=w)
-    O = encode_one_hot(X, SITE_STATES)
-    assert O.shape == (120, 12)
-    for rows in (O, sp.csr_matrix(O)):
+    onehot = encode_one_hot(X, SITE_STATES)
+    assert onehot.shape == (120, 12)
+    for rows in (onehot, sp.csr_matrix(onehot)):
         one_hot = CategoricalRBM(one_hot=True, **settings).fit(rows, sample_weight=w)
         for name in ("components_", "intercept_visible_", "intercept_hidden_"):
             assert np.array_equal(getattr(one_hot, name), getattr(codes, name)), name
@@ -601,11 +601,11 @@ def test_one_hot_input_gives_the_fit_of_the_codes(solver, hidden_unit):
 def test_one_hot_input_that_is_not_one_hot_is_refused(edit, match):
     X = _ragged_codes(30, 2)
     X[4, 0] = 0  # row 4's site 0 is the one edited to all zeros
-    O = encode_one_hot(X, SITE_STATES)
+    onehot = encode_one_hot(X, SITE_STATES)
     rbm = CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True, n_iter=1,
-                         random_state=0).fit(O)  # fmt: skip
+                         random_state=0).fit(onehot)  # fmt: skip
     r, column, value = edit
-    bad = O.copy()
+    bad = onehot.copy()
     bad[r, column] = value
     for rows in (bad, sp.csr_matrix(bad)):
         with pytest.raises(ValueError, match=match):
@@ -624,14 +624,16 @@ def test_states_per_column_bad_input_is_refused():
         CategoricalRBM(n_components=2, n_states=SITE_STATES).fit(bad)
     with pytest.raises(ValueError, match="n_states has 4 entries.*X has 3 columns"):
         CategoricalRBM(n_components=2, n_states=SITE_STATES).fit(X[:, :3])
-    O = encode_one_hot(X, SITE_STATES)
+    onehot = encode_one_hot(X, SITE_STATES)
     with pytest.raises(ValueError, match=r"summing to 12\) but X has 11 columns"):
-        CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True).fit(O[:, 1:])
+        CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True).fit(
+            onehot[:, 1:]
+        )
     with pytest.raises(ValueError, match="one_hot=True needs n_states"):
-        CategoricalRBM(n_components=2, one_hot=True).fit(O)
+        CategoricalRBM(n_components=2, one_hot=True).fit(onehot)
     with pytest.raises(ValueError, match="ints >= 2"):
         CategoricalRBM(n_components=2, n_states=[2, 1, 3, 3]).fit(X)
     rbm = CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True,
-                         n_iter=1).fit(O)  # fmt: skip
+                         n_iter=1).fit(onehot)  # fmt: skip
     with pytest.raises(ValueError, match="features"):
-        rbm.score(O[:, :11])
+        rbm.score(onehot[:, :11])

@@ -206,8 +206,11 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     _parameter_constraints: dict = {
         **RBMTrainer._parameter_constraints,
-        "n_states": [Interval(numbers.Integral, 2, None, closed="left"), "array-like",
-                     None],  # fmt: skip
+        "n_states": [
+            Interval(numbers.Integral, 2, None, closed="left"),
+            "array-like",
+            None,
+        ],
         "one_hot": ["boolean"],
         "hidden_unit": [StrOptions(set(HIDDEN_UNITS))],
         "l2_fields": [Interval(numbers.Real, 0, None, closed="left")],
@@ -333,7 +336,9 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         # The fit holds integer codes; score takes what fit took.
         if self.one_hot:
             layer = self._visible_layer()
-            rows = encode_one_hot(rows, layer.states_of_sites(rows.shape[1]), rows.dtype)
+            rows = encode_one_hot(
+                rows, layer.states_of_sites(rows.shape[1]), rows.dtype
+            )
         return self.score(rows)
 
     def _validate_query(self, X, name="X"):

@@ -381,7 +381,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
     def _divergence(self):
         layer = self._visible_layer()
         parameters = tuple(getattr(self, name) for name in self._state_names()[:3])
-        own = tuple(getattr(self, name) for name in self._state_names()[len(_STATE):])
+        own = tuple(getattr(self, name) for name in self._state_names()[len(_STATE) :])
         problem = self._diagnose_divergence(*parameters, *own)
         if problem is not None:
             return f"{problem}, {layer.divergence_advice(self)}"

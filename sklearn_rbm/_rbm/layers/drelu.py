@@ -355,4 +355,3 @@ HIDDEN_UNITS = {
     layer.name: layer
     for layer in (BernoulliHidden(), GaussianHidden(), ReLUHidden(), DReLUHidden())
 }
-

@@ -527,4 +527,3 @@ class ReLUHidden(BernoulliHidden):
         x = -np.asarray(A, np.float64) / _SQRT_2
         ratio = _SQRT_2_PI / scipy_erfcx(x)
         return 1.0 + _SQRT_2 * x * ratio - ratio * ratio
-
