@@ -30,7 +30,6 @@ for ReLU units (``relu.py``).
 """
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
@@ -42,12 +41,15 @@ from . import base
 from .base import implements
 from .relu import (
     BernoulliHidden,
+    DReLUUnits,
     GaussianHidden,
     ReLUHidden,
     drelu_cumulant,
     drelu_moments,
     drelu_sample,
     drelu_sides,
+    unit_draw,
+    unit_mean,
 )
 
 #: The floor of the curvatures ``gamma_p`` and ``gamma_m`` during training.
@@ -57,38 +59,7 @@ MIN_GAMMA = 0.05
 POTENTIAL_ATTRIBUTES = ("gamma_plus_", "gamma_minus_", "theta_plus_", "theta_minus_")
 
 
-class DReLUUnits(NamedTuple):
-    """Hidden dReLU units: the linear term ``bias`` (``c``) and its
-    velocity, the ``potential`` ``(4, n_hidden)`` (float64 rows ``gamma_p,
-    gamma_m, theta_p, theta_m``) and its velocity (both zeros outside
-    training), and the floor of the curvatures."""
-
-    bias: np.ndarray
-    velocity: np.ndarray
-    potential: np.ndarray
-    potential_velocity: np.ndarray
-    min_gamma: float
-
-
 # ------------------------------------------------------------------ kernels
-@vector_jit
-def _drelu_rows_(pre, bias, potential, betas, n_chains, key, sample):
-    """In place: ``pre[r, j]`` becomes the mean (or, with ``sample``, a draw)
-    of ``h_j | beta_r (pre[r, j] + bias[j])``."""
-    n_rows, n_cols = pre.shape
-    for r in range(n_rows):
-        beta = betas[r // n_chains]
-        for j in range(n_cols):
-            a = beta * (np.float64(pre[r, j]) + np.float64(bias[j]))
-            gp, gm = potential[0, j], potential[1, j]
-            tp, tm = potential[2, j], potential[3, j]
-            if sample:
-                pre[r, j] = drelu_sample(a, gp, gm, tp, tm, key, r * n_cols + j)
-            else:
-                pre[r, j] = drelu_moments(a, gp, gm, tp, tm)[0]
-    return pre
-
-
 @jit
 def drelu_rows(A, potential, what):
     """Of each total input ``A[r, j]`` (float64 result): the cumulant
@@ -182,39 +153,23 @@ def _resample_rows(M, potential, key, out):
             out[r, j] = drelu_sample(a, gp, gm, tp, tm, key, r * n_cols + j)
 
 
-@vector_jit
-def _ones(n):
-    return np.ones(n)
-
-
 # -------------------------------------------------------------------- hooks
-@implements(base.context, DReLUUnits)
-def _context(units, W):
-    return None
+# (mean_, sample_, the tempered draws and anneal_ are the ReLU family's,
+# ``relu.py``, over the two below.)
+@jit
+def _parameters(units, j):
+    P = units.potential
+    return P[0, j], P[1, j], P[2, j], P[3, j]
 
 
-@implements(base.mean_, DReLUUnits)
-def _mean(units, ctx, inputs, field):
-    return _drelu_rows_(inputs, field, units.potential, _ones(1), inputs.shape[0],
-                        np.uint64(0), False)  # fmt: skip
+@implements(unit_mean, DReLUUnits)
+def _unit_mean(units, j, a):
+    return drelu_moments(a, *_parameters(units, j))[0]
 
 
-@implements(base.sample_, DReLUUnits)
-def _sample(units, ctx, inputs, field, rng):
-    return _drelu_rows_(inputs, field, units.potential, _ones(1), inputs.shape[0],
-                        new_key(rng), True)  # fmt: skip
-
-
-@implements(base.tempered_sample_, DReLUUnits)
-def _tempered_sample(units, ctx, tempered, inputs, field, betas, n_chains, rng):
-    return _drelu_rows_(inputs, field, units.potential, betas, n_chains,
-                        new_key(rng), True)  # fmt: skip
-
-
-@implements(base.tempered_mean_, DReLUUnits)
-def _tempered_mean(units, ctx, inputs, field, betas, n_chains):
-    return _drelu_rows_(inputs, field, units.potential, betas, n_chains,
-                        np.uint64(0), False)  # fmt: skip
+@implements(unit_draw, DReLUUnits)
+def _unit_draw(units, j, a, key, counter):
+    return drelu_sample(a, *_parameters(units, j), key, counter)
 
 
 @implements(base.resample, DReLUUnits)
@@ -226,29 +181,10 @@ def _resample(units, ctx, M, rng):
 
 @implements(base.cumulant_gap, DReLUUnits)
 def _cumulant_gap(units, j, a, beta, beta_next):
-    p = units.potential
-    return drelu_cumulant(beta * a, p[0, j], p[1, j], p[2, j], p[3, j]) - (
-        drelu_cumulant(beta_next * a, p[0, j], p[1, j], p[2, j], p[3, j])
+    parameters = _parameters(units, j)
+    return drelu_cumulant(beta * a, *parameters) - drelu_cumulant(
+        beta_next * a, *parameters
     )
-
-
-@implements(base.anneal_, DReLUUnits)
-def _anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, key,
-            sample):  # fmt: skip
-    n_chains, n_hidden = inputs.shape
-    p = units.potential
-    for r in range(n_chains):
-        increment = (beta - beta_prev) * visible_terms[r]
-        for j in range(n_hidden):
-            a = np.float64(inputs[r, j]) + np.float64(field[j])
-            gp, gm, tp, tm = p[0, j], p[1, j], p[2, j], p[3, j]
-            increment += drelu_cumulant(beta * a, gp, gm, tp, tm) - drelu_cumulant(
-                beta_prev * a, gp, gm, tp, tm
-            )
-            if sample:
-                inputs[r, j] = drelu_sample(beta * a, gp, gm, tp, tm, key,
-                                            r * n_hidden + j)  # fmt: skip
-        log_w[r] += increment
 
 
 @implements(base.potential_statistics, DReLUUnits)

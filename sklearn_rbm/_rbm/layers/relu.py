@@ -243,6 +243,33 @@ class GaussianHiddenUnits(NamedTuple):
     gamma: float
 
 
+class DReLUUnits(NamedTuple):
+    """Hidden dReLU units (their layer is ``drelu.py``): the linear term
+    ``bias`` (``c``) and its velocity, the ``potential`` ``(4, n_hidden)``
+    (float64 rows ``gamma_p, gamma_m, theta_p, theta_m``) and its velocity
+    (both zeros outside training), and the floor of the curvatures."""
+
+    bias: np.ndarray
+    velocity: np.ndarray
+    potential: np.ndarray
+    potential_velocity: np.ndarray
+    min_gamma: float
+
+
+# The ReLU family's own hooks (scalar, per unit): the conditional mean and
+# a draw of unit ``j`` at total input ``a``. The layer hooks below are
+# written once over them for ReLU and dReLU units.
+def unit_mean(units, j, a):
+    """``E[h_j | a]``."""
+    return base._hook(units, j, a)
+
+
+def unit_draw(units, j, a, key, counter):
+    """A draw of ``h_j | a`` from position ``counter`` of the stream ``key``
+    (each draw owns a block of 1024 positions)."""
+    return base._hook(units, j, a, key, counter)
+
+
 @vector_jit
 def relu_input_of_mean(mean, gamma):
     """The input ``a`` whose ReLU conditional has mean ``mean`` (> 0): Newton's
@@ -261,24 +288,25 @@ def relu_input_of_mean(mean, gamma):
 
 
 @vector_jit
-def _relu_rows_(pre, bias, gamma, betas, n_chains, key, sample):
+def unit_rows_(units, pre, bias, betas, n_chains, key, sample):
     """In place: ``pre[r, j]`` becomes the mean (or, with ``sample``, a draw)
-    of ``h | beta_r (pre[r, j] + bias[j])``."""
+    of ``h_j | beta_r (pre[r, j] + bias[j])`` (ReLU-family units)."""
     n_rows, n_cols = pre.shape
     for r in range(n_rows):
         beta = betas[r // n_chains]
         for j in range(n_cols):
             a = beta * (np.float64(pre[r, j]) + np.float64(bias[j]))
             if sample:
-                pre[r, j] = relu_sample(a, gamma, 0.0, key, r * n_cols + j)
+                pre[r, j] = unit_draw(units, j, a, key, r * n_cols + j)
             else:
-                pre[r, j] = relu_moments(a, gamma, 0.0)[0]
+                pre[r, j] = unit_mean(units, j, a)
     return pre
 
 
 @vector_jit
 def _gaussian_rows_(pre, bias, gamma, betas, n_chains, key, sample):
-    """:func:`_relu_rows_` for Gaussian hidden units."""
+    """:func:`unit_rows_` for Gaussian hidden units (``gamma`` fixed: one
+    vectorised loop)."""
     n_rows, n_cols = pre.shape
     angle = key ^ np.uint64(0x5DEECE66D)
     scale = 1.0 / math.sqrt(gamma)
@@ -297,32 +325,56 @@ def _ones(n):
     return np.ones(n)
 
 
-@implements(base.context, (ReLUUnits, GaussianHiddenUnits))
+@implements(base.context, (ReLUUnits, GaussianHiddenUnits, DReLUUnits))
 def _context(units, W):
     return None
 
 
-@implements(base.mean_, ReLUUnits)
-def _relu_mean(units, ctx, inputs, field):
-    return _relu_rows_(inputs, field, units.gamma, _ones(1), inputs.shape[0],
-                       np.uint64(0), False)  # fmt: skip
+@implements(unit_mean, ReLUUnits)
+def _relu_unit_mean(units, j, a):
+    return relu_moments(a, units.gamma, 0.0)[0]
 
 
-@implements(base.sample_, ReLUUnits)
-def _relu_sample(units, ctx, inputs, field, rng):
-    return _relu_rows_(inputs, field, units.gamma, _ones(1), inputs.shape[0],
-                       new_key(rng), True)  # fmt: skip
+@implements(unit_draw, ReLUUnits)
+def _relu_unit_draw(units, j, a, key, counter):
+    return relu_sample(a, units.gamma, 0.0, key, counter)
 
 
-@implements(base.tempered_sample_, ReLUUnits)
-def _relu_tempered_sample(units, ctx, tempered, inputs, field, betas, n_chains, rng):
-    return _relu_rows_(inputs, field, units.gamma, betas, n_chains, new_key(rng), True)
+@implements(base.mean_, (ReLUUnits, DReLUUnits))
+def _family_mean(units, ctx, inputs, field):
+    return unit_rows_(units, inputs, field, _ones(1), inputs.shape[0], np.uint64(0),
+                      False)  # fmt: skip
 
 
-@implements(base.tempered_mean_, ReLUUnits)
-def _relu_tempered_mean(units, ctx, inputs, field, betas, n_chains):
-    return _relu_rows_(inputs, field, units.gamma, betas, n_chains, np.uint64(0),
-                       False)  # fmt: skip
+@implements(base.sample_, (ReLUUnits, DReLUUnits))
+def _family_sample(units, ctx, inputs, field, rng):
+    return unit_rows_(units, inputs, field, _ones(1), inputs.shape[0], new_key(rng),
+                      True)  # fmt: skip
+
+
+@implements(base.tempered_sample_, (ReLUUnits, DReLUUnits))
+def _family_tempered_sample(units, ctx, tempered, inputs, field, betas, n_chains,
+                            rng):  # fmt: skip
+    return unit_rows_(units, inputs, field, betas, n_chains, new_key(rng), True)
+
+
+@implements(base.tempered_mean_, (ReLUUnits, DReLUUnits))
+def _family_tempered_mean(units, ctx, inputs, field, betas, n_chains):
+    return unit_rows_(units, inputs, field, betas, n_chains, np.uint64(0), False)
+
+
+@implements(base.anneal_, (ReLUUnits, DReLUUnits))
+def _family_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, key,
+                   sample):  # fmt: skip
+    n_chains, n_hidden = inputs.shape
+    for r in range(n_chains):
+        increment = (beta - beta_prev) * visible_terms[r]
+        for j in range(n_hidden):
+            a = np.float64(inputs[r, j]) + np.float64(field[j])
+            increment += base.cumulant_gap(units, j, a, beta, beta_prev)
+            if sample:
+                inputs[r, j] = unit_draw(units, j, beta * a, key, r * n_hidden + j)
+        log_w[r] += increment
 
 
 @implements(base.resample, ReLUUnits)
@@ -342,23 +394,6 @@ def _relu_cumulant_gap(units, j, a, beta, beta_next):
     return relu_cumulant(beta * a, units.gamma, 0.0) - relu_cumulant(
         beta_next * a, units.gamma, 0.0
     )
-
-
-@implements(base.anneal_, ReLUUnits)
-def _relu_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, key,
-                 sample):  # fmt: skip
-    n_chains, n_hidden = inputs.shape
-    gamma = units.gamma
-    for r in range(n_chains):
-        increment = (beta - beta_prev) * visible_terms[r]
-        for j in range(n_hidden):
-            a = np.float64(inputs[r, j]) + np.float64(field[j])
-            increment += relu_cumulant(beta * a, gamma, 0.0) - relu_cumulant(
-                beta_prev * a, gamma, 0.0
-            )
-            if sample:
-                inputs[r, j] = relu_sample(beta * a, gamma, 0.0, key, r * n_hidden + j)
-        log_w[r] += increment
 
 
 @implements(base.mean_, GaussianHiddenUnits)
