@@ -102,15 +102,7 @@ INSTANCES = [
         )
     ),
     # One-hot input (dense or sparse), one number of states for every column.
-    CategoricalRBM(
-        n_components=4,
-        n_states=3,
-        one_hot=True,
-        solver="pcd",
-        n_iter=3,
-        batch_size=10,
-        random_state=0,
-    ),
+    CategoricalRBM(4, n_states=3, one_hot=True, solver="pcd", n_iter=3, random_state=0),
     # The penalties (the visible step's other branch).
     CategoricalRBM(
         n_components=4,
@@ -127,24 +119,11 @@ INSTANCES = [
 #: Instances for the bad-input contract only: their number of states per
 #: column fixes the width of X, which scikit-learn's checks vary.
 CONTRACT_ONLY_INSTANCES = [
-    CategoricalRBM(
-        n_components=4,
-        n_states=[3, 3, 3, 3, 4],
-        hidden_unit="drelu",
-        solver="pcd",
-        n_iter=3,
-        batch_size=10,
-        random_state=0,
-    ),
-    CategoricalRBM(
-        n_components=4,
-        n_states=[3, 3, 3, 3, 4],
-        one_hot=True,
-        solver="csdcp",
-        n_iter=3,
-        batch_size=10,
-        random_state=0,
-    ),
+    CategoricalRBM(4, n_states=[3, 3, 3, 3, 4], n_iter=3, random_state=0, **setting)
+    for setting in (
+        {"hidden_unit": "drelu", "solver": "pcd"},
+        {"one_hot": True, "solver": "csdcp"},
+    )
 ]
 
 
