@@ -353,7 +353,7 @@ def test_zero_sum_gauge_is_kept_and_leaves_the_model_unchanged(solver):
 @pytest.mark.parametrize(
     "method, hidden_unit",
     [("gibbs", "bernoulli"), ("pt", "bernoulli"), ("gibbs", "relu"),
-     ("pt", "gaussian")],
+     ("pt", "gaussian"), ("gibbs", "drelu"), ("pt", "drelu")],
 )  # fmt: skip
 def test_samples_follow_the_exact_distribution(method, hidden_unit):
     rbm = _model(3, seed=5, scale=0.8, n_sites=3, hidden_unit=hidden_unit)
@@ -383,7 +383,7 @@ def test_ais_lands_in_its_band_of_the_exact_value():
     assert ais.upper - ais.lower < 0.5
 
 
-@pytest.mark.parametrize("hidden_unit", ["gaussian", "relu"])
+@pytest.mark.parametrize("hidden_unit", ["gaussian", "relu", "drelu"])
 def test_ais_with_continuous_hidden_units_lands_in_its_band(hidden_unit):
     rng = np.random.default_rng(6)
     X = rng.integers(0, 3, size=(300, 6)).astype(float)
