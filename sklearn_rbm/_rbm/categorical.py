@@ -354,16 +354,18 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Integer codes ``0 .. n_states - 1``, one column per site.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Integer codes ``0 .. n_states - 1``, one column per site; with
+            ``one_hot``, their one-hot rows (dense or sparse).
         y : None
             Ignored.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the rows (sequence weights). The data
             term of the gradient, the independent-site model and the
             centring offsets are weighted means over the rows.
-        X_val : array-like of shape (n_val, n_features), default=None
-            Held-out codes for early stopping and the verbose output, used
+        X_val : {array-like, sparse matrix} of shape (n_val, n_features), \
+                default=None
+            Held-out rows (as ``X``) for early stopping and the verbose output, used
             instead of holding out ``validation_fraction`` of ``X``.
 
         Returns
@@ -379,8 +381,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Integer codes.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Integer codes, or one-hot rows with ``one_hot``.
         y : None
             Ignored.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -401,8 +403,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Integer codes.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Integer codes, or one-hot rows with ``one_hot``.
 
         Returns
         -------
