@@ -567,6 +567,9 @@ def test_states_per_column_exact_log_likelihood(hidden_unit):
     np.testing.assert_allclose(rbm.score_samples(V), brute, rtol=1e-10, atol=1e-10)
     samples = rbm.sample(500, n_steps=3, random_state=0)
     assert np.all(samples < SITE_STATES)
+    J = rbm.effective_couplings()  # padded states couple to nothing
+    assert J.shape == (4, 4, 4, 4)
+    assert np.all(J[0, :, 2:] == 0.0) and np.all(J[:, 2, :, 3] == 0.0)
 
 
 @pytest.mark.parametrize("solver", ["pcd", "csdcp", "cpt"])

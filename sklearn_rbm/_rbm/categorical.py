@@ -432,7 +432,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
             ``J[i, j, a, b]``; ``J[i, i] = 0``.
         """
         check_is_fitted(self, "components_")
-        q = self.n_states_
+        q = self._visible_layer().n_states  # the padded width of every site
         W = np.asarray(self.components_, np.float64)
         n_hidden = W.shape[0]
         W3 = W.reshape(n_hidden, -1, q)
