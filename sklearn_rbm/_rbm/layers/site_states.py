@@ -38,7 +38,7 @@ def block_starts(site_states):
 
 
 def decode_one_hot(X, site_states, what="X"):
-    """The integer codes ``(n, L)`` (float64) of one-hot rows ``X`` (dense or
+    """The integer codes ``(n, L)`` (in ``X``'s dtype) of one-hot rows ``X`` (dense or
     sparse, ``sum(site_states)`` columns, already finite); a ValueError naming
     ``what``, the row and the site's columns where a value is not 0 or 1 or a
     block does not hold exactly one 1."""
@@ -72,7 +72,7 @@ def decode_one_hot(X, site_states, what="X"):
             f"{starts[i]} to {starts[i] + site_states[i] - 1}); each block of "
             "n_states[i] columns must hold exactly one."
         )
-    codes = np.empty((n_rows, n_sites))
+    codes = np.empty((n_rows, n_sites), dtype=X.dtype)
     codes[rows, site_of[columns]] = columns - starts[site_of[columns]]
     return codes
 
