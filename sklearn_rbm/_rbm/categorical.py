@@ -1,5 +1,6 @@
-"""CategoricalRBM: categorical (Potts) visible units, binary hidden units, the
-DCP family of solvers, sequence weights and the true log-likelihood.
+"""CategoricalRBM: categorical (Potts) visible units, binary, Gaussian, ReLU or
+dReLU hidden units, the DCP family of solvers, sequence weights and the true
+log-likelihood.
 
 A thin class over the RBM trainer (``_rbm/trainer.py``) with categorical
 visible units (``_rbm/layers/categorical.py``): the solvers,
@@ -28,7 +29,7 @@ __all__ = ["CategoricalRBM"]
 
 
 class CategoricalRBM(RBMTrainer, FittedRBM):
-    """RBM with categorical (Potts) visible units and binary hidden units.
+    """RBM with categorical (Potts) visible units and a choice of hidden units.
 
     Each of the ``L`` columns of the data is a categorical variable with
     ``q`` states, given as integer codes ``0 .. q - 1`` (aligned protein
