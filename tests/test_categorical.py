@@ -640,3 +640,19 @@ def test_states_per_column_bad_input_is_refused():
                          n_iter=1).fit(onehot)  # fmt: skip
     with pytest.raises(ValueError, match="features"):
         rbm.score(onehot[:, :11])
+
+
+@pytest.mark.parametrize("hidden_unit", ["bernoulli", "drelu"])
+def test_states_per_column_ais_lands_in_its_band(hidden_unit):
+    """AIS from the independent-site model with padded states (their fields
+    far below the softmax's clamp) against the exact log Z."""
+    X = _ragged_codes(300, 4)
+    rbm = CategoricalRBM(n_components=4, n_states=SITE_STATES, hidden_unit=hidden_unit,
+                         solver="pt", n_iter=8, learning_rate=0.1, batch_size=30,
+                         random_state=0).fit(X)  # fmt: skip
+    exact = rbm.log_partition_function()
+    assert exact.method == "exact"
+    rbm.set_params(score_method="ais", ais_betas=2000, ais_n_chains=100)
+    ais = rbm.log_partition_function()
+    assert ais.lower <= exact.log_z <= ais.upper
+    assert ais.upper - ais.lower < 0.5

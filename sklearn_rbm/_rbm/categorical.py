@@ -433,11 +433,10 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
             ``J[i, j, a, b]``; ``J[i, i] = 0``.
         """
         check_is_fitted(self, "components_")
-        q = self._visible_layer().n_states  # the padded width of every site
+        layer = self._visible_layer()
         W = np.asarray(self.components_, np.float64)
         n_hidden = W.shape[0]
-        W3 = W.reshape(n_hidden, -1, q)
-        W3 = W3 - W3.mean(axis=2, keepdims=True)
+        W3 = layer.zero_sum(W.reshape(n_hidden, -1, layer.n_states))
         frequencies = np.exp(self.site_fields_)
         inputs = self.intercept_hidden_ + W.reshape(n_hidden, -1) @ frequencies.ravel()
         variance = self._hidden_layer().variance(inputs)

@@ -646,6 +646,15 @@ class CategoricalLayer(Layer):
             for per_site in velocities:
                 per_site[:, ~mask] = 0.0
 
+    def zero_sum(self, W3):
+        """A copy of the weights ``W3`` (``(n_hidden, L, q)``) in the zero-sum
+        gauge over each site's real states, the padded ones 0."""
+        mask = self.padded_mask(W3.shape[1])
+        W3 = W3 - _site_means(W3, mask)
+        if mask is not None:
+            W3[:, ~mask] = 0.0
+        return W3
+
     # ---------------------------------------------------------- queries
     def hidden_input(self, model, X):
         W = model.components_.astype(X.dtype, copy=False)
