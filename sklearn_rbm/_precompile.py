@@ -174,7 +174,7 @@ def categorical_uses(dtype):
     rng = np.random.RandomState(0)
     X = rng.randint(0, 3, size=(24, 4)).astype(dtype)
     weights = np.linspace(0.5, 1.5, 24)
-    for hidden_unit in ("bernoulli", "gaussian", "relu"):
+    for hidden_unit in ("bernoulli", "gaussian", "relu", "drelu"):
         for solver in ("cd", "pcd", "cg", "sdcp", "csdcp", "pt", "cpt"):
             rbm = CategoricalRBM(
                 n_components=3, hidden_unit=hidden_unit, solver=solver, batch_size=8,

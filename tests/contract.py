@@ -204,6 +204,7 @@ def array_cases(name, role, value):
 
     ``role`` is ``'data'`` (rows of samples: X), ``'binary'`` (rows of 0/1
     samples), ``'codes'`` (rows of integer codes of categorical data),
+    ``'one-hot'`` (their one-hot rows, blocks of columns side by side),
     ``'targets'`` (0/1 outputs, 1-D or 2-D), ``'matrix'`` (a 2-D model
     parameter), ``'vector'`` (a 1-D model parameter) or ``'weights'`` (one
     non-negative weight per sample).
@@ -260,6 +261,17 @@ def array_cases(name, role, value):
             Case("code 0.5", {name: _with(value, first, 0.5)}, names, data_values=True),
             Case("code -1", {name: _with(value, last, -1.0)}, names, data_values=True),
             Case("code 99", {name: _with(value, first, 99.0)}, names, data_values=True),
+        ]
+    if role == "one-hot" and value.ndim == 2:
+        two, none = value.copy(), value.copy()
+        two[0, :2] = 1.0  # the first block has two ones
+        none[0, :2] = 0.0  # ... or none, when its 1 was in its first two columns
+        cases += [
+            Case("two ones in a block", {name: two}, names, data_values=True),
+            Case("no one in a block", {name: none}, names, data_values=True),
+            Case(
+                "value 2.0", {name: _with(value, first, 2.0)}, names, data_values=True
+            ),
         ]
     if role == "weights" and value.ndim == 1:
         cases += [

@@ -31,6 +31,7 @@ from sklearn_rbm import (
     GaussianBernoulliRBM,
     PottsPseudoLikelihood,
 )
+from sklearn_rbm._rbm.layers.site_states import encode_one_hot
 from sklearn_rbm.datasets import make_fvbm
 
 RBM_SOLVERS = ("cd", "pcd", "cg", "sdcp", "csdcp", "pt", "cpt")
@@ -93,8 +94,15 @@ INSTANCES = [
             learning_rate=0.01,
             random_state=0,
         )  # fmt: skip
-        for solver, hidden_unit in (("pcd", "relu"), ("cpt", "gaussian"))
+        for solver, hidden_unit in (
+            ("pcd", "relu"),
+            ("cpt", "gaussian"),
+            ("csdcp", "drelu"),
+            ("cpt", "drelu"),
+        )
     ),
+    # One-hot input (dense or sparse), one number of states for every column.
+    CategoricalRBM(4, n_states=3, one_hot=True, solver="pcd", n_iter=3, random_state=0),
     # The penalties (the visible step's other branch).
     CategoricalRBM(
         n_components=4,
@@ -105,6 +113,17 @@ INSTANCES = [
         l2_fields=0.1,
         random_state=0,
     ),
+]
+
+
+#: Instances for the bad-input contract only: their number of states per
+#: column fixes the width of X, which scikit-learn's checks vary.
+CONTRACT_ONLY_INSTANCES = [
+    CategoricalRBM(4, n_states=[3, 3, 3, 3, 4], n_iter=3, random_state=0, **setting)
+    for setting in (
+        {"hidden_unit": "drelu", "solver": "pcd"},
+        {"one_hot": True, "solver": "csdcp"},
+    )
 ]
 
 
@@ -119,6 +138,10 @@ def instance_id(estimator):
         setting += f"-{estimator.hidden_unit}"
     if getattr(estimator, "sigma", "learn") != "learn":
         setting += "-fixed-sigma"
+    if np.ndim(getattr(estimator, "n_states", None)):
+        setting += "-per-column"
+    if getattr(estimator, "one_hot", False):
+        setting += "-one-hot"
     return f"{type(estimator).__name__}-{setting}"
 
 
@@ -179,7 +202,11 @@ def training_data(estimator):
     if isinstance(estimator, GaussianBernoulliRBM):
         return (_real(40, 6, 3),)
     if isinstance(estimator, CategoricalRBM):
-        return (_codes(40, 5, 3, 7),)
+        codes = _codes(40, 5, 3, 7)
+        if estimator.one_hot:  # the width of n_states' columns
+            states = np.broadcast_to(estimator.n_states, (5,))
+            return (encode_one_hot(codes, states),)
+        return (codes,)
     return (_binary(40, 6, 4),)
 
 

@@ -9,6 +9,7 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.integrate import quad
 from scipy.special import logsumexp
 
@@ -18,6 +19,9 @@ from sklearn_rbm._rbm.layers.categorical import (
     independent_site_fields,
     site_frequencies,
 )
+from sklearn_rbm._rbm.layers.drelu import MIN_GAMMA, drelu_statistics, potential_of
+from sklearn_rbm._rbm.layers.site_states import encode_one_hot, state_mask
+from sklearn_rbm.datasets import make_potts
 
 L, Q = 4, 3
 
@@ -67,7 +71,9 @@ def _quadrature_log_unnormalised(V, W, b, c, hidden_unit, n_states=Q):
 
 
 def _model(n_hidden, seed=0, scale=1.0, n_sites=L, n_states=Q, hidden_unit="bernoulli"):
-    """A fitted CategoricalRBM whose parameters are replaced by random ones."""
+    """A fitted CategoricalRBM whose parameters are replaced by random ones
+    (for dReLU units also their potentials: curvatures in [0.5, 2], thresholds
+    in [-1, 1])."""
     rng = np.random.default_rng(seed)
     X = rng.integers(0, n_states, size=(30, n_sites)).astype(float)
     X[:n_states] = np.arange(n_states)[:, None]
@@ -77,8 +83,42 @@ def _model(n_hidden, seed=0, scale=1.0, n_sites=L, n_states=Q, hidden_unit="bern
     W = scale * rng.standard_normal((n_hidden, n_sites * n_states))
     b = scale * rng.standard_normal(n_sites * n_states)
     c = scale * rng.standard_normal(n_hidden)
+    if hidden_unit == "drelu":
+        _set_potential(rbm, *rng.uniform(0.5, 2.0, (2, n_hidden)),
+                       *rng.uniform(-1.0, 1.0, (2, n_hidden)))  # fmt: skip
     rbm._set_fitted_parameters(W, b, c)
     return rbm
+
+
+def _set_potential(rbm, gamma_plus, gamma_minus, theta_plus, theta_minus):
+    """Replace a fitted dReLU RBM's potentials (and forget its ``log Z``)."""
+    rbm.gamma_plus_, rbm.gamma_minus_ = gamma_plus, gamma_minus
+    rbm.theta_plus_, rbm.theta_minus_ = theta_plus, theta_minus
+    rbm._forget_log_partition()
+
+
+def _drelu_log_integral(a, gamma_plus, gamma_minus, theta_plus, theta_minus):
+    """``log ∫ exp(-U(h) + a h) dh`` of a dReLU unit by quadrature on each
+    half-line, scaled by the density's largest value (at the modes of the
+    two sides)."""
+
+    def log_density(h):
+        if h >= 0:
+            return -gamma_plus * h * h / 2 - theta_plus * h + a * h
+        return -gamma_minus * h * h / 2 - theta_minus * h + a * h
+
+    modes = (max((a - theta_plus) / gamma_plus, 0.0),
+             min((a - theta_minus) / gamma_minus, 0.0))  # fmt: skip
+    top = max(log_density(h) for h in modes)
+
+    def density(h):
+        return np.exp(log_density(h) - top)
+
+    total = sum(
+        quad(density, lower, upper, epsabs=0, epsrel=1e-13, limit=200)[0]
+        for lower, upper in ((-np.inf, 0.0), (0.0, np.inf))
+    )
+    return np.log(total) + top
 
 
 @pytest.mark.parametrize("n_hidden", [3, 4, 5])
@@ -109,6 +149,33 @@ def test_exact_log_likelihood_with_continuous_hidden_units(hidden_unit, n_hidden
     np.testing.assert_allclose(rbm.score_samples(V), brute, rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("n_hidden", [3, 4])
+def test_exact_log_likelihood_with_drelu_hidden_units(n_hidden):
+    """dReLU units with random potentials: the erfcx cumulants summed over
+    the enumerated visible states against quadrature of every hidden
+    integral."""
+    rbm = _model(n_hidden, seed=20 + n_hidden, scale=0.7, hidden_unit="drelu")
+    V = _all_codes()
+    W3 = rbm.components_.reshape(n_hidden, L, Q)
+    b2 = rbm.intercept_visible_.reshape(L, Q)
+    potentials = np.array([rbm.gamma_plus_, rbm.gamma_minus_, rbm.theta_plus_,
+                           rbm.theta_minus_]).T  # fmt: skip
+    brute = []
+    for v in V.astype(int):
+        sites = np.arange(L)
+        inputs = rbm.intercept_hidden_ + W3[:, sites, v].sum(axis=1)
+        brute.append(b2[sites, v].sum() + sum(
+            _drelu_log_integral(a, *p) for a, p in zip(inputs, potentials,
+                                                         strict=True)
+        ))  # fmt: skip
+    brute = np.array(brute) - logsumexp(brute)
+    assert rbm.log_partition_function().method == "exact"
+    scores = rbm.score_samples(V)
+    np.testing.assert_allclose(scores, brute, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(-rbm.free_energy(V) - logsumexp(-rbm.free_energy(V)),
+                               brute, rtol=1e-10, atol=1e-10)  # fmt: skip
+
+
 def _exact_gradient(rbm, X, weights):
     """The gradient of the weighted mean log-likelihood with exact
     expectations, from the estimator's own statistics: one-hot codes and
@@ -126,7 +193,7 @@ def _exact_gradient(rbm, X, weights):
     return [d - m for d, m in zip(data, model, strict=True)]
 
 
-@pytest.mark.parametrize("hidden_unit", ["bernoulli", "gaussian", "relu"])
+@pytest.mark.parametrize("hidden_unit", ["bernoulli", "gaussian", "relu", "drelu"])
 def test_gradient_matches_finite_differences_of_the_exact_log_likelihood(hidden_unit):
     rbm = _model(4, seed=11, scale=0.5, hidden_unit=hidden_unit)
     rng = np.random.default_rng(1)
@@ -151,6 +218,66 @@ def test_gradient_matches_finite_differences_of_the_exact_log_likelihood(hidden_
             down = objective(values)
             numeric = (up - down) / (2 * step)
             assert abs(numeric - analytic[k].ravel()[index]) < 1e-7, (name, index)
+
+
+def test_drelu_potential_gradient_matches_finite_differences():
+    """The statistics the trainer's kernel steps the dReLU potential with
+    (``drelu_statistics``: conditional means of ``h_+^2 / 2``, ``h_-^2 /
+    2``, ``h_+``, ``h_-``), taken over the data and over every visible state
+    weighted by its exact probability: their difference (model minus data)
+    is the gradient of the exact weighted log-likelihood."""
+    rbm = _model(3, seed=13, scale=0.6, hidden_unit="drelu")
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, Q, size=(20, L)).astype(float)
+    weights = rng.random(20)
+    V = _all_codes()
+    potential = potential_of(rbm)
+
+    def statistics(rows, mass):
+        A = rbm._visible_layer().hidden_input(rbm, rows)
+        return drelu_statistics(A, rbm.intercept_hidden_, potential, mass)
+
+    analytic = statistics(V, np.exp(rbm.score_samples(V))) - statistics(
+        X, weights / weights.sum()
+    )
+
+    def objective(values):
+        _set_potential(rbm, *values)
+        return np.average(rbm.score_samples(X), weights=weights)
+
+    step = 1e-5
+    for k in range(4):
+        for j in range(3):
+            values = potential.copy()
+            values[k, j] += step
+            up = objective(values)
+            values[k, j] -= 2 * step
+            down = objective(values)
+            numeric = (up - down) / (2 * step)
+            assert abs(numeric - analytic[k, j]) < 1e-7, (k, j, numeric)
+
+
+@pytest.mark.parametrize("solver", ["cd", "pcd", "cg", "sdcp", "csdcp", "pt", "cpt"])
+def test_drelu_fit_trains_the_potential_and_beats_independent_sites(solver):
+    """A small generated Potts family: every solver trains the dReLU
+    potentials (away from the Gaussian start) and reaches a held-out exact
+    log-likelihood above the independent-site model's."""
+    X, *_ = make_potts(1200, 6, 3, coupling_scale=1.5, random_state=0)
+    X = X.astype(float)
+    train, test = X[:900], X[900:]
+    rbm = CategoricalRBM(n_components=6, hidden_unit="drelu", solver=solver,
+                         n_iter=40, learning_rate=0.05, batch_size=50,
+                         random_state=0).fit(train)  # fmt: skip
+    fields = independent_site_fields(train, 3)
+    independent = fields[np.arange(6), test.astype(int)].sum(axis=1).mean()
+    assert rbm.log_partition_function().method == "exact"
+    # -4.31 to -4.47 by solver against -4.62.
+    assert rbm.score(test) > independent + 0.1, (rbm.score(test), independent)
+    moved = np.abs(potential_of(rbm) - [[1.0], [1.0], [0.0], [0.0]]).max()
+    assert moved > 0.01
+    assert min(rbm.gamma_plus_.min(), rbm.gamma_minus_.min()) >= MIN_GAMMA
+    for name in ("gamma_plus_", "gamma_minus_", "theta_plus_", "theta_minus_"):
+        assert getattr(rbm, name).shape == (6,)
 
 
 @pytest.mark.parametrize("solver", ["pcd", "pt", "cpt"])
@@ -226,7 +353,7 @@ def test_zero_sum_gauge_is_kept_and_leaves_the_model_unchanged(solver):
 @pytest.mark.parametrize(
     "method, hidden_unit",
     [("gibbs", "bernoulli"), ("pt", "bernoulli"), ("gibbs", "relu"),
-     ("pt", "gaussian")],
+     ("pt", "gaussian"), ("gibbs", "drelu"), ("pt", "drelu")],
 )  # fmt: skip
 def test_samples_follow_the_exact_distribution(method, hidden_unit):
     rbm = _model(3, seed=5, scale=0.8, n_sites=3, hidden_unit=hidden_unit)
@@ -256,7 +383,7 @@ def test_ais_lands_in_its_band_of_the_exact_value():
     assert ais.upper - ais.lower < 0.5
 
 
-@pytest.mark.parametrize("hidden_unit", ["gaussian", "relu"])
+@pytest.mark.parametrize("hidden_unit", ["gaussian", "relu", "drelu"])
 def test_ais_with_continuous_hidden_units_lands_in_its_band(hidden_unit):
     rng = np.random.default_rng(6)
     X = rng.integers(0, 3, size=(300, 6)).astype(float)
@@ -390,3 +517,142 @@ def test_bad_sample_weights_are_refused(fitted, weights, match):
         with pytest.raises(ValueError, match=match):
             getattr(rbm, method)(X, sample_weight=w)
         assert not hasattr(rbm, "components_")
+
+
+# ------------------------------------------- states per column, one-hot input
+SITE_STATES = np.array([2, 4, 3, 3])
+
+
+def _ragged_codes(n_rows, seed):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, q, n_rows) for q in SITE_STATES])
+    X[:, 2] = X[:, 1] % 3  # a coupling to learn
+    return X.astype(float)
+
+
+def _ragged_states():
+    return np.array(list(itertools.product(*(range(q) for q in SITE_STATES))), float)
+
+
+@pytest.mark.parametrize("hidden_unit", ["bernoulli", "drelu"])
+def test_states_per_column_exact_log_likelihood(hidden_unit):
+    """Columns with 2, 4, 3 and 3 states: the exact log-likelihood against
+    brute force over the real states only (every binary ``h``; dReLU
+    integrals by quadrature), and the padded states keep weight 0."""
+    X = _ragged_codes(200, 0)
+    rbm = CategoricalRBM(n_components=3, n_states=SITE_STATES, hidden_unit=hidden_unit,
+                         n_iter=5, batch_size=20, l2_fields=0.05, learning_rate=0.1,
+                         random_state=0).fit(X)  # fmt: skip
+    assert list(rbm.n_states_) == [2, 4, 3, 3]
+    W3 = rbm.components_.reshape(3, 4, 4)
+    padded = ~state_mask(SITE_STATES, 4)
+    assert np.all(W3[:, padded] == 0.0)
+    np.testing.assert_allclose(W3.sum(axis=2), 0.0, atol=1e-12)
+    V = _ragged_states()
+    b2 = rbm.intercept_visible_.reshape(4, 4)
+    sites = np.arange(4)
+    if hidden_unit == "bernoulli":
+        H = np.array(list(itertools.product((0.0, 1.0), repeat=3)))
+        brute = [logsumexp(b2[sites, v].sum() + H @ (rbm.intercept_hidden_
+                 + W3[:, sites, v].sum(axis=1))) for v in V.astype(int)]  # fmt: skip
+    else:
+        potentials = potential_of(rbm).T
+        brute = [b2[sites, v].sum() + sum(
+            _drelu_log_integral(a, *p) for a, p in zip(
+                rbm.intercept_hidden_ + W3[:, sites, v].sum(axis=1), potentials,
+                strict=True))
+            for v in V.astype(int)]  # fmt: skip
+    brute = np.array(brute) - logsumexp(brute)
+    assert rbm.log_partition_function().method == "exact"
+    np.testing.assert_allclose(rbm.score_samples(V), brute, rtol=1e-10, atol=1e-10)
+    samples = rbm.sample(500, n_steps=3, random_state=0)
+    assert np.all(samples < SITE_STATES)
+    J = rbm.effective_couplings()  # padded states couple to nothing
+    assert J.shape == (4, 4, 4, 4)
+    assert np.all(J[0, :, 2:] == 0.0) and np.all(J[:, 2, :, 3] == 0.0)
+
+
+@pytest.mark.parametrize("solver", ["pcd", "csdcp", "cpt"])
+@pytest.mark.parametrize("hidden_unit", ["bernoulli", "drelu"])
+def test_one_hot_input_gives_the_fit_of_the_codes(solver, hidden_unit):
+    X = _ragged_codes(120, 1)
+    w = np.random.default_rng(1).random(120)
+    settings = dict(n_components=3, n_states=SITE_STATES, hidden_unit=hidden_unit,
+                    solver=solver, n_iter=3, batch_size=20, random_state=0)  # fmt: skip
+    codes = CategoricalRBM(**settings).fit(X, sample_weight=w)
+    onehot = encode_one_hot(X, SITE_STATES)
+    assert onehot.shape == (120, 12)
+    for rows in (onehot, sp.csr_matrix(onehot)):
+        one_hot = CategoricalRBM(one_hot=True, **settings).fit(rows, sample_weight=w)
+        for name in ("components_", "intercept_visible_", "intercept_hidden_"):
+            assert np.array_equal(getattr(one_hot, name), getattr(codes, name)), name
+        np.testing.assert_array_equal(one_hot.transform(rows), codes.transform(X))
+        np.testing.assert_array_equal(one_hot.score_samples(rows),
+                                      codes.score_samples(X))  # fmt: skip
+    drawn = one_hot.sample(4, n_steps=3, random_state=0)
+    np.testing.assert_array_equal(
+        drawn, encode_one_hot(codes.sample(4, n_steps=3, random_state=0), SITE_STATES)
+    )
+
+
+@pytest.mark.parametrize(
+    "edit, match",
+    [((2, 1, 2.0), r"0 or 1; found 2\.0 at row 2, column 1"),
+     ((3, 3, 1.0), r"row 3 has 2 ones in the block of site 1 \(columns 2 to 5\)"),
+     ((4, 0, 0.0), r"row 4 has 0 ones in the block of site 0 \(columns 0 to 1\)")],
+)  # fmt: skip
+def test_one_hot_input_that_is_not_one_hot_is_refused(edit, match):
+    X = _ragged_codes(30, 2)
+    X[4, 0] = 0  # row 4's site 0 is the one edited to all zeros
+    onehot = encode_one_hot(X, SITE_STATES)
+    rbm = CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True, n_iter=1,
+                         random_state=0).fit(onehot)  # fmt: skip
+    r, column, value = edit
+    bad = onehot.copy()
+    bad[r, column] = value
+    for rows in (bad, sp.csr_matrix(bad)):
+        with pytest.raises(ValueError, match=match):
+            CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True).fit(rows)
+        for method in (rbm.score_samples, rbm.transform):
+            with pytest.raises(ValueError, match=match):
+                method(rows)
+
+
+def test_states_per_column_bad_input_is_refused():
+    X = _ragged_codes(30, 3)
+    bad = X.copy()
+    bad[5, 0] = 2  # column 0 has 2 states
+    with pytest.raises(ValueError, match=r"0 to 1 in column 0 \(n_states\[0\]=2\)"
+                       r".*row 5, column 0"):  # fmt: skip
+        CategoricalRBM(n_components=2, n_states=SITE_STATES).fit(bad)
+    with pytest.raises(ValueError, match="n_states has 4 entries.*X has 3 columns"):
+        CategoricalRBM(n_components=2, n_states=SITE_STATES).fit(X[:, :3])
+    onehot = encode_one_hot(X, SITE_STATES)
+    with pytest.raises(ValueError, match=r"summing to 12\) but X has 11 columns"):
+        CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True).fit(
+            onehot[:, 1:]
+        )
+    with pytest.raises(ValueError, match="one_hot=True needs n_states"):
+        CategoricalRBM(n_components=2, one_hot=True).fit(onehot)
+    with pytest.raises(ValueError, match="ints >= 2"):
+        CategoricalRBM(n_components=2, n_states=[2, 1, 3, 3]).fit(X)
+    rbm = CategoricalRBM(n_components=2, n_states=SITE_STATES, one_hot=True,
+                         n_iter=1).fit(onehot)  # fmt: skip
+    with pytest.raises(ValueError, match="features"):
+        rbm.score(onehot[:, :11])
+
+
+@pytest.mark.parametrize("hidden_unit", ["bernoulli", "drelu"])
+def test_states_per_column_ais_lands_in_its_band(hidden_unit):
+    """AIS from the independent-site model with padded states (their fields
+    far below the softmax's clamp) against the exact log Z."""
+    X = _ragged_codes(300, 4)
+    rbm = CategoricalRBM(n_components=4, n_states=SITE_STATES, hidden_unit=hidden_unit,
+                         solver="pt", n_iter=8, learning_rate=0.1, batch_size=30,
+                         random_state=0).fit(X)  # fmt: skip
+    exact = rbm.log_partition_function()
+    assert exact.method == "exact"
+    rbm.set_params(score_method="ais", ais_betas=2000, ais_n_chains=100)
+    ais = rbm.log_partition_function()
+    assert ais.lower <= exact.log_z <= ais.upper
+    assert ais.upper - ais.lower < 0.5

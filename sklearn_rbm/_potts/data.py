@@ -15,10 +15,11 @@ MAX_STATES = 255
 
 def check_codes(X, name, n_states=None, dtype=np.uint8):
     """``X`` (a 2-D numeric array) as ``dtype`` if it holds integer codes in
-    ``0 .. n_states - 1`` (``n_states=None``: below ``MAX_STATES``); a
-    ValueError naming ``name``, the first bad value and where it is,
-    otherwise. The one check of state codes for every model of categorical
-    data (the Potts model, the categorical RBM)."""
+    ``0 .. n_states - 1`` (``n_states=None``: below ``MAX_STATES``; an array:
+    the number of states of each column); a ValueError naming ``name``, the
+    first bad value and where it is, otherwise. The one check of state codes
+    for every model of categorical data (the Potts model, the categorical
+    RBM)."""
     X = np.asarray(X)
     if X.dtype.kind == "O":
         try:
@@ -55,9 +56,13 @@ def check_codes(X, name, n_states=None, dtype=np.uint8):
             if n_states is not None
             else f"models of categorical data take at most {MAX_STATES} states."
         )
+        if np.ndim(limit):  # one number of states per column
+            limit = int(limit[i])
+            given = f" in column {i} (n_states[{i}]={limit})"
+        else:
+            given = f" (n_states={n_states})" if n_states is not None else ""
         raise ValueError(
-            f"{name} must hold integer state codes 0 to {limit - 1}"
-            f"{f' (n_states={n_states})' if n_states is not None else ''}; found "
+            f"{name} must hold integer state codes 0 to {limit - 1}{given}; found "
             f"{problem} at row {r}, column {i}: {fix}"
         )
     return np.ascontiguousarray(X, dtype=dtype)

@@ -1,5 +1,6 @@
-"""CategoricalRBM: categorical (Potts) visible units, binary hidden units, the
-DCP family of solvers, sequence weights and the true log-likelihood.
+"""CategoricalRBM: categorical (Potts) visible units, binary, Gaussian, ReLU or
+dReLU hidden units, the DCP family of solvers, sequence weights and the true
+log-likelihood.
 
 A thin class over the RBM trainer (``_rbm/trainer.py``) with categorical
 visible units (``_rbm/layers/categorical.py``): the solvers,
@@ -20,14 +21,15 @@ from .._core.utils import FLOAT_DTYPES, check_memory
 from .._potts.contacts import coupling_scores
 from .base import FittedRBM
 from .layers.categorical import CategoricalLayer, check_codes
-from .layers.relu import HIDDEN_UNITS
+from .layers.drelu import HIDDEN_UNITS
+from .layers.site_states import encode_one_hot
 from .trainer import RBMTrainer
 
 __all__ = ["CategoricalRBM"]
 
 
 class CategoricalRBM(RBMTrainer, FittedRBM):
-    """RBM with categorical (Potts) visible units and binary hidden units.
+    """RBM with categorical (Potts) visible units and a choice of hidden units.
 
     Each of the ``L`` columns of the data is a categorical variable with
     ``q`` states, given as integer codes ``0 .. q - 1`` (aligned protein
@@ -57,16 +59,32 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     ----------
     n_components : int, default=100
         Number of hidden units.
-    n_states : int or None, default=None
-        Number of states ``q`` of every column; ``None`` infers it from the
-        training data as its largest code plus one.
-    hidden_unit : {'bernoulli', 'gaussian', 'relu'}, default='bernoulli'
+    n_states : int, array-like of int or None, default=None
+        Number of states ``q`` of every column, or one per column (columns
+        with fewer states than the largest are padded to it: the padded
+        states have weight 0 and probability 0); ``None`` infers one ``q``
+        from the training data as its largest code plus one (integer codes
+        only).
+    one_hot : bool, default=False
+        Whether ``X`` is one-hot (dense or sparse): ``sum(n_states)``
+        columns, the ``n_states[i]`` indicator columns of column ``i`` side
+        by side (the layout of :class:`~sklearn.preprocessing.OneHotEncoder`),
+        each block holding exactly one 1. ``n_states`` must then be given.
+        The fit is the fit on the integer codes; ``transform``, ``score``
+        and the other queries take one-hot rows too, and ``sample`` returns
+        them.
+    hidden_unit : {'bernoulli', 'gaussian', 'relu', 'drelu'}, \
+            default='bernoulli'
         Type of the hidden units: binary; Gaussian of unit precision
-        (potential ``h^2 / 2``); or ReLU of unit curvature (``h^2 / 2`` on
-        ``h >= 0``; Tubiana, Cocco & Monasson 2019). The hidden bias ``c`` is
-        the linear term of each (``-theta``). With continuous hidden units
-        the exact ``log Z`` enumerates the ``n_states ** n_features``
-        visible states (``'auto'`` while that is at most ``2^20``).
+        (potential ``h^2 / 2``); ReLU of unit curvature (``h^2 / 2`` on
+        ``h >= 0``); or the double ReLU of Tubiana, Cocco & Monasson (2019),
+        ``U(h) = gamma_+ h_+^2 / 2 + theta_+ h_+ + gamma_- h_-^2 / 2 +
+        theta_- h_-``, whose four parameters per unit are trained with the
+        weights by every solver (fitted as ``gamma_plus_`` ...). The hidden
+        bias ``c`` is the linear term of each (``-theta``). With continuous
+        hidden units the exact ``log Z`` enumerates the ``n_states **
+        n_features`` visible states (``'auto'`` while that is at most
+        ``2^20``).
     solver : {'cd', 'pcd', 'cg', 'sdcp', 'csdcp', 'pt', 'cpt'}, default='csdcp'
         Training algorithm, as for :class:`DCPBernoulliRBM`. The default,
         centred S-DCP at ``learning_rate=0.05``, had the best held-out
@@ -137,13 +155,21 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         Fields ``b`` of the equivalent uncentred RBM.
     intercept_hidden_ : ndarray of shape (n_components,)
         Hidden biases ``c``.
+    gamma_plus_, gamma_minus_ : ndarray of shape (n_components,)
+        Curvatures of the dReLU potentials on each side of 0 (only with
+        ``hidden_unit='drelu'``).
+    theta_plus_, theta_minus_ : ndarray of shape (n_components,)
+        Thresholds of the dReLU potentials on each side (only with
+        ``hidden_unit='drelu'``; the unit's input includes
+        ``intercept_hidden_``).
     offset_visible_, offset_hidden_ : ndarray
         Centring offsets (zeros for uncentred solvers).
     site_fields_ : ndarray of shape (n_sites, n_states)
         Log-probabilities of the independent-site model fitted to the
         (weighted) training data: the initial fields and the AIS base model.
-    n_states_ : int
-        Number of states per column (``n_states`` in the shapes above).
+    n_states_ : int or ndarray of shape (n_sites,)
+        Number of states per column, or of each column when they differ
+        (``n_states`` in the shapes above is then the largest).
     betas_ : ndarray
         Inverse temperatures of the replicas ('pt' and 'cpt').
     n_iter_ : int
@@ -155,8 +181,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     random_state_ : RandomState
         Stream used by :meth:`gibbs`.
     n_features_in_ : int
-        Number of columns ``L`` seen during fit (``n_sites`` in the shapes
-        above).
+        Number of columns seen during fit: ``L`` (``n_sites`` in the shapes
+        above), or ``sum(n_states)`` with ``one_hot``.
 
     References
     ----------
@@ -181,7 +207,12 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     _parameter_constraints: dict = {
         **RBMTrainer._parameter_constraints,
-        "n_states": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "n_states": [
+            Interval(numbers.Integral, 2, None, closed="left"),
+            "array-like",
+            None,
+        ],
+        "one_hot": ["boolean"],
         "hidden_unit": [StrOptions(set(HIDDEN_UNITS))],
         "l2_fields": [Interval(numbers.Real, 0, None, closed="left")],
         "l1b": [Interval(numbers.Real, 0, None, closed="left")],
@@ -192,6 +223,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         n_components=100,
         *,
         n_states=None,
+        one_hot=False,
         hidden_unit="bernoulli",
         solver="csdcp",
         learning_rate=0.05,
@@ -221,6 +253,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     ):
         self.n_components = n_components
         self.n_states = n_states
+        self.one_hot = one_hot
         self.hidden_unit = hidden_unit
         self.solver = solver
         self.learning_rate = learning_rate
@@ -249,45 +282,71 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         self.random_state = random_state
 
     def _visible_layer(self):
-        return CategoricalLayer(self.n_states_, self._hidden_layer())
+        return CategoricalLayer(self.n_states_, self._hidden_layer(), self.one_hot)
 
     def _hidden_layer(self):
-        return HIDDEN_UNITS[self.hidden_unit]
+        return HIDDEN_UNITS[self.hidden_unit].bind(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = self.one_hot  # one-hot rows may be sparse
         return tags
 
     # ------------------------------------------------------------ validation
     def _validate_training_data(self, X, reset=True):
-        """Integer codes checked for ``fit``; the first fit (``reset``) fixes
-        ``n_states_`` (given, or the largest code plus one)."""
+        """Integer codes (decoded from one-hot rows with ``one_hot``) checked
+        for ``fit``; the first fit (``reset``) fixes ``n_states_``."""
         check_score_settings(self)
-        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=reset)
+        X = validate_data(self, X, accept_sparse="csr" if self.one_hot else False,
+                          dtype=FLOAT_DTYPES, reset=reset)  # fmt: skip
         if reset:
-            q = self.n_states
-            if q is None:
-                check_codes(X, None)
-                largest = X.max() if X.size else 1.0
-                q = max(int(largest) + 1, 2)
-                what = (
-                    f"X's largest code {largest:g} (n_states=None takes it plus "
-                    f"one: {q} states) with {X.shape[1]} columns"
+            self.n_states_ = self._states_of_columns(X)
+        return self._visible_layer().check_values(X)
+
+    def _states_of_columns(self, X):
+        """``n_states_`` for the training data ``X`` (validated, not decoded):
+        one ``q`` (given, or the largest code plus one) or one per column;
+        the memory of the ``L * q``-wide arrays checked."""
+        q = self.n_states
+        if q is not None and np.ndim(q):
+            q = _check_states_per_column(q, X.shape[1], self.one_hot)
+        elif self.one_hot:
+            if q is None or X.shape[1] % q:
+                raise ValueError(
+                    f"one_hot=True needs n_states (one number, or one per column) "
+                    f"whose sum is the width of X, {X.shape[1]}; got n_states={q!r}."
                 )
-                fix = "Encode X as codes 0 .. q - 1 with a small q."
-            else:
-                what = f"n_states={q} with {X.shape[1]} columns"
-                fix = "Use fewer states (n_states): codes must lie below it."
-            # The fields, the frequencies and the one-hot rows are L * q wide.
-            check_memory(8 * max(X.shape[0], 1) * X.shape[1] * q, what, fix)
-            self.n_states_ = int(q)
-        return check_codes(X, self.n_states_)
+        if q is None:
+            check_codes(X, None)
+            largest = X.max() if X.size else 1.0
+            q = max(int(largest) + 1, 2)
+            what = (
+                f"X's largest code {largest:g} (n_states=None takes it plus "
+                f"one: {q} states) with {X.shape[1]} columns"
+            )
+            fix = "Encode X as codes 0 .. q - 1 with a small q."
+        else:
+            what = f"n_states={self.n_states} with {X.shape[1]} columns"
+            fix = "Use fewer states (n_states): codes must lie below it."
+        n_sites = np.size(q) if np.ndim(q) else X.shape[1] // (q if self.one_hot else 1)
+        # The fields, the frequencies and the one-hot rows are L * q wide.
+        check_memory(8 * max(X.shape[0], 1) * n_sites * int(np.max(q)), what, fix)
+        return q if np.ndim(q) else int(q)
+
+    def _score_fit_rows(self, rows):
+        # The fit holds integer codes; score takes what fit took.
+        if self.one_hot:
+            layer = self._visible_layer()
+            rows = encode_one_hot(
+                rows, layer.states_of_sites(rows.shape[1]), rows.dtype
+            )
+        return self.score(rows)
 
     def _validate_query(self, X, name="X"):
         check_is_fitted(self, "components_")
-        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
-        return check_codes(X, self.n_states_, name)
+        X = validate_data(self, X, accept_sparse="csr" if self.one_hot else False,
+                          dtype=FLOAT_DTYPES, reset=False)  # fmt: skip
+        return self._visible_layer().check_values(X, name)
 
     # ------------------------------------------------------------------ fit
     @fit_context(prefer_skip_nested_validation=True)
@@ -296,16 +355,18 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Integer codes ``0 .. n_states - 1``, one column per site.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Integer codes ``0 .. n_states - 1``, one column per site; with
+            ``one_hot``, their one-hot rows (dense or sparse).
         y : None
             Ignored.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the rows (sequence weights). The data
             term of the gradient, the independent-site model and the
             centring offsets are weighted means over the rows.
-        X_val : array-like of shape (n_val, n_features), default=None
-            Held-out codes for early stopping and the verbose output, used
+        X_val : {array-like, sparse matrix} of shape (n_val, n_features), \
+                default=None
+            Held-out rows (as ``X``) for early stopping and the verbose output, used
             instead of holding out ``validation_fraction`` of ``X``.
 
         Returns
@@ -321,8 +382,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Integer codes.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Integer codes, or one-hot rows with ``one_hot``.
         y : None
             Ignored.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -343,8 +404,8 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Integer codes.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Integer codes, or one-hot rows with ``one_hot``.
 
         Returns
         -------
@@ -372,11 +433,10 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
             ``J[i, j, a, b]``; ``J[i, i] = 0``.
         """
         check_is_fitted(self, "components_")
-        q = self.n_states_
+        layer = self._visible_layer()
         W = np.asarray(self.components_, np.float64)
         n_hidden = W.shape[0]
-        W3 = W.reshape(n_hidden, -1, q)
-        W3 = W3 - W3.mean(axis=2, keepdims=True)
+        W3 = layer.zero_sum(W.reshape(n_hidden, -1, layer.n_states))
         frequencies = np.exp(self.site_fields_)
         inputs = self.intercept_hidden_ + W.reshape(n_hidden, -1) @ frequencies.ravel()
         variance = self._hidden_layer().variance(inputs)
@@ -409,3 +469,28 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         if not isinstance(apc, (bool, np.bool_)):
             raise ValueError(f"apc must be True or False, got {apc!r}.")
         return coupling_scores(self.effective_couplings(), apc)
+
+
+def _check_states_per_column(n_states, n_columns, one_hot):
+    """``n_states`` given per column as an int64 array (or one int when they
+    are all equal), checked against the ``n_columns`` of ``X``."""
+    states = np.asarray(n_states)
+    if (
+        states.ndim != 1
+        or states.dtype.kind not in "iuf"
+        or np.any(states != np.round(states))
+        or np.any(states < 2)
+    ):
+        raise ValueError(
+            "n_states must be an int >= 2 or a 1-D array of ints >= 2 (one per "
+            f"column); got {n_states!r}."
+        )
+    states = states.astype(np.int64)
+    width = int(states.sum()) if one_hot else states.size
+    if width != n_columns:
+        layout = "sum(n_states) one-hot columns" if one_hot else "one column per site"
+        raise ValueError(
+            f"n_states has {states.size} entries (summing to {states.sum()}) but "
+            f"X has {n_columns} columns; with one_hot={one_hot} X needs {layout}."
+        )
+    return int(states[0]) if np.all(states == states[0]) else states

@@ -48,6 +48,8 @@ from .layers.base import (
     input_from_hidden,
     input_to_hidden,
     mean_,
+    potential_statistics,
+    potential_step_,
     resample,
     sample_,
     statistics,
@@ -110,8 +112,8 @@ def swap_log_ratio(hidden, q, a, q_next, a_next, shift, c, beta, beta_next, scra
     for j in range(c.shape[0]):
         x_next = np.float64(a_next[j]) + np.float64(c[j])
         x = np.float64(a[j]) + np.float64(c[j])
-        scratch[j] = cumulant_gap(hidden, x_next, beta, beta_next) - cumulant_gap(
-            hidden, x, beta, beta_next
+        scratch[j] = cumulant_gap(hidden, j, x_next, beta, beta_next) - cumulant_gap(
+            hidden, j, x, beta, beta_next
         )
     total = (beta - beta_next) * linear
     for j in range(c.shape[0]):
@@ -312,6 +314,9 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
     centred = moving_offsets or np.any(mu != 0.0) or np.any(lam != 0.0)
     b_eff = b - np.dot(lam, W) if centred else b
     c_eff = c - np.dot(W, mu) if centred else c
+    # The data term of the hidden potential's own parameters (dReLU), taken
+    # once per mini-batch like the other data terms; empty for other units.
+    potential_data = potential_statistics(hidden, visible, ctx, S, W, c_eff, weights)
     H_data = mean_(hidden, hidden_ctx, input_to_hidden(visible, ctx, S, W), c_eff)
     n_data = V.shape[0]
     n_chains = chain_h.shape[0] if persistent else n_data
@@ -344,6 +349,9 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
                 c_eff, tempering[0], n_chains, n_gibbs, rng, accepted,
             )  # fmt: skip
             S_chain, H_chain = S_all[:n_chains], H_all[:n_chains]
+        potential_chain = potential_statistics(
+            hidden, visible, ctx, S_chain, W, c_eff, None
+        )
         if moving_offsets:
             move_offsets_(W, b, c, mu, lam, mu_batch, lam_batch, nu_mu, nu_lam)
         if inner == 0:
@@ -364,6 +372,10 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
         bias_step_(
             c, sum_H_data, sum_H_chain, 1.0 / n_data, 1.0 / n_chains, learning_rate,
             momentum, hidden.velocity,
+        )  # fmt: skip
+        potential_step_(
+            hidden, potential_data, potential_chain, 1.0 / n_data, 1.0 / n_chains,
+            learning_rate, momentum,
         )  # fmt: skip
         if centred:
             b_eff = b - np.dot(lam, W)

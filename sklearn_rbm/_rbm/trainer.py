@@ -159,6 +159,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
             warm = parameters_of(self.init, n_features, dtype, self.n_components)
         layer.fit_base(self, X)
         layer.start_training(self, X, dtype, self.init)
+        self._hidden_layer().start_training(self, dtype, self.init)
         if self.init is None:
             W = rs.normal(0.0, 0.01, size=(self.n_components, n_features)).astype(dtype)
             b = layer.initial_bias(self, X, dtype)
@@ -203,6 +204,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
             self._centred_hidden_bias - W @ self.offset_visible_,
         )
         self._visible_layer().publish(self)
+        self._hidden_layer().publish(self)
 
     # ------------------------------------------------------------------ fit
     @fit_context(prefer_skip_nested_validation=True)
@@ -317,8 +319,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         return TrainingState(
             W=self.components_,
             visible=layer.units(self, self._centred_visible_bias, own_velocities),
-            hidden=self._hidden_layer().units_of(
-                self._centred_hidden_bias, hidden_velocity
+            hidden=self._hidden_layer().training_units(
+                self, self._centred_hidden_bias, hidden_velocity
             ),
             mu=self.offset_visible_,
             lam=self.offset_hidden_,
@@ -360,7 +362,11 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         return self._solver().tempering.figures(self._state, self.n_iter_)
 
     def _state_names(self):
-        return _STATE + self._visible_layer().state_attributes
+        return (
+            _STATE
+            + self._visible_layer().state_attributes
+            + self._hidden_layer().state_attributes
+        )
 
     def _training_state(self):
         """Copies of the training state, to restore after divergence or early
@@ -375,14 +381,19 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
     def _divergence(self):
         layer = self._visible_layer()
         parameters = tuple(getattr(self, name) for name in self._state_names()[:3])
-        own = tuple(getattr(self, name) for name in layer.state_attributes)
+        own = tuple(getattr(self, name) for name in self._state_names()[len(_STATE) :])
         problem = self._diagnose_divergence(*parameters, *own)
         if problem is not None:
             return f"{problem}, {layer.divergence_advice(self)}"
         return layer.divergence(self)
 
     def _validation_score(self, validation):
-        return self.score(validation[0])
+        return self._score_fit_rows(validation[0])
+
+    def _score_fit_rows(self, rows):
+        """``score`` of rows as the fit holds them (validated by
+        ``_validate_training_data``), for the epochs' figures."""
+        return self.score(rows)
 
     def _monitor(self, train, validation):
         """The training log-likelihood when ``log Z`` is exact (cheap), or at
@@ -390,7 +401,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         ``log Z`` estimate behind the figures."""
         figures = {}
         if self.verbose >= 2 or self._resolve_score_method() == "exact":
-            figures["train_log_likelihood"] = self.score(train[0])
+            figures["train_log_likelihood"] = self._score_fit_rows(train[0])
         partition = getattr(self, "log_partition_", None)
         if partition is not None and partition.method == "ais":
             figures["ais_band_width"] = partition.upper - partition.lower

@@ -46,12 +46,20 @@ rng)``
 ``resample(u, x, M, rng)``        a new draw from the conditional of mean ``M``
 ``tempered_sample_``,             the two above at the inverse temperature of
 ``tempered_mean_``                each row's replica (parallel tempering)
-``cumulant_gap(u, a, beta,        ``Gamma(beta a) - Gamma(beta_next a)`` of one
-beta_next)``                      unit, ``Gamma`` its cumulant (free-energy
-                                  term), without cancellation (swap ratios)
+``cumulant_gap(u, j, a, beta,     ``Gamma_j(beta a) - Gamma_j(beta_next a)`` of
+beta_next)``                      unit ``j``, ``Gamma_j`` its cumulant
+                                  (free-energy term), without cancellation
+                                  (swap ratios)
 ``anneal_``                       one temperature of AIS for the hidden layer:
                                   the chains' weight increments fused with the
                                   draws
+``potential_statistics(u, v, x,   hidden layer: the (weighted) row sums of the
+S, W, field, weights)``           conditional means of its potential's
+                                  sufficient statistics (none, shape ``(0,
+                                  n_hidden)``, unless the units train their
+                                  potential: dReLU)
+``potential_step_``               hidden layer: the step of its potential's
+                                  parameters (nothing unless it trains them)
 ================================  =============================================
 
 Hooks of the visible layer (whose units index the columns of ``W``):
@@ -171,11 +179,11 @@ def tempered_mean_(units, ctx, inputs, field, betas, n_chains):
     return _hook(units, ctx, inputs, field, betas, n_chains)
 
 
-def cumulant_gap(units, a, beta, beta_next):
-    """``Gamma(beta a) - Gamma(beta_next a)`` of one unit with total input
-    ``a`` (float64), ``Gamma`` its cumulant (``softplus`` for a Bernoulli
-    unit), computed without cancellation."""
-    return _hook(units, a, beta, beta_next)
+def cumulant_gap(units, j, a, beta, beta_next):
+    """``Gamma_j(beta a) - Gamma_j(beta_next a)`` of unit ``j`` with total
+    input ``a`` (float64), ``Gamma_j`` its cumulant (``softplus`` for a
+    Bernoulli unit), computed without cancellation."""
+    return _hook(units, j, a, beta, beta_next)
 
 
 def anneal_(units, log_w, inputs, visible_terms, field, beta, beta_prev, key, sample):
@@ -187,6 +195,46 @@ def anneal_(units, log_w, inputs, visible_terms, field, beta, beta_prev, key, sa
     return _hook(
         units, log_w, inputs, visible_terms, field, beta, beta_prev, key, sample
     )
+
+
+def potential_statistics(units, visible, ctx, S, W, field, weights):
+    """float64 ``(k, n_hidden)``: for each of the ``k`` sufficient statistics
+    ``T(h)`` of the hidden potential, ``sum_r weights[r] E[T(h_j) | v_r]``
+    over the rows of the visible statistics ``S`` (``visible``, ``ctx``: the
+    visible layer's units and context; ``field`` the hidden bias; ``weights``
+    ``None`` for unit weights). ``k = 0`` (nothing computed) for units whose
+    potential is fixed."""
+    return _hook(units, visible, ctx, S, W, field, weights)
+
+
+def potential_step_(units, data, chain, scale_data, scale_chain, rate, momentum):
+    """In place: one gradient step of the hidden potential's parameters from
+    the sums :func:`potential_statistics` of the data (times ``scale_data``)
+    and of the chains (times ``scale_chain``); nothing for units whose
+    potential is fixed."""
+    return _hook(units, data, chain, scale_data, scale_chain, rate, momentum)
+
+
+def _fixed_potential(numba_type):
+    """Whether ``numba_type`` is units without a trained potential (no
+    ``potential`` field): the hidden layers other than dReLU."""
+    return isinstance(numba_type, types.BaseNamedTuple) and (
+        "potential" not in numba_type.instance_class._fields
+    )
+
+
+@overload(potential_statistics, inline="always")
+def _no_potential_statistics(units, visible, ctx, S, W, field, weights):
+    if _fixed_potential(units):
+        return lambda units, visible, ctx, S, W, field, weights: np.zeros(
+            (0, W.shape[0])
+        )
+
+
+@overload(potential_step_, inline="always")
+def _no_potential_step(units, data, chain, scale_data, scale_chain, rate, momentum):
+    if _fixed_potential(units):
+        return lambda units, data, chain, scale_data, scale_chain, rate, momentum: None
 
 
 # ------------------------------------------------------- the visible layer

@@ -246,7 +246,7 @@ def _tempered_mean(units, ctx, inputs, field, betas, n_chains):
 
 
 @implements(base.cumulant_gap, BernoulliUnits)
-def _cumulant_gap(units, a, beta, beta_next):
+def _cumulant_gap(units, j, a, beta, beta_next):
     return softplus_gap(a, beta, beta_next)
 
 

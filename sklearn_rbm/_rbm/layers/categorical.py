@@ -63,10 +63,15 @@ from . import base
 from .base import Layer, implements, linear_step_
 from .bernoulli import annealed_visible_bias_, linear_terms
 from .relu import BernoulliHidden
+from .site_states import PADDED_FIELD, decode_one_hot, encode_one_hot, state_mask
 
 #: The weight of the uniform distribution mixed into the site frequencies of
 #: the independent-site model (no state has probability zero).
 PSEUDOCOUNT = 1e-3
+
+#: The smallest exponent of the softmax: ``exp_nonpositive`` is exact down to
+#: about -708, and padded states (``site_states.py``) sit far below it.
+_EXP_FLOOR = -700.0
 
 
 class CategoricalUnits(NamedTuple):
@@ -92,7 +97,7 @@ def _softmax_site_(pre, r, start, q):
         top = max(top, pre[r, start + a])
     total = 0.0
     for a in range(q):
-        e = exp_nonpositive(np.float64(pre[r, start + a] - top))
+        e = exp_nonpositive(max(np.float64(pre[r, start + a] - top), _EXP_FLOOR))
         pre[r, start + a] = e
         total += e
     return total
@@ -119,7 +124,7 @@ def _exponentials_(row, bias, beta, rest, base, q, tops):
         for a in range(q):
             tops[start + a] = top
     for k in range(n_cols):
-        row[k] = exp_nonpositive(row[k] - tops[k])
+        row[k] = exp_nonpositive(max(row[k] - tops[k], _EXP_FLOOR))
 
 
 @jit
@@ -476,16 +481,22 @@ def free_energy_of(codes, W, b, c, n_states, hidden=None):
     return -site_terms(codes, b, n_states) - cumulant.sum(axis=1)
 
 
-def log_partition_by_visible_states(W, b, c, n_states, hidden, chunk=4096):
-    """Exact ``log Z`` by enumerating the ``q^L`` visible states (hidden units
-    of any type, their cumulants in closed form)."""
+def log_partition_by_visible_states(W, b, c, n_states, hidden, chunk=4096,
+                                    site_states=None):  # fmt: skip
+    """Exact ``log Z`` by enumerating the ``prod_i q_i`` visible states
+    (hidden units of any type, their cumulants in closed form); ``q_i`` is
+    ``site_states[i]``, or ``n_states`` for every site."""
     n_sites = W.shape[1] // n_states
-    total = n_states**n_sites
+    if site_states is None:
+        site_states = np.full(n_sites, n_states)
+    site_states = np.asarray(site_states, dtype=np.int64)
+    total = int(np.prod(site_states))
     parts = []
-    powers = n_states ** np.arange(n_sites - 1, -1, -1)
+    # Mixed radix: the last site varies fastest.
+    powers = np.concatenate((np.cumprod(site_states[:0:-1])[::-1], [1]))
     for start in range(0, total, chunk):
         index = np.arange(start, min(start + chunk, total))
-        codes = (index[:, None] // powers) % n_states
+        codes = (index[:, None] // powers) % site_states
         parts.append(-free_energy_of(codes, W, b, c, n_states, hidden))
     return float(logsumexp(np.concatenate(parts)))
 
@@ -519,20 +530,30 @@ def site_frequencies(codes, n_states, weights=None):
     return counts / weights.sum()
 
 
-def independent_site_fields(codes, n_states, weights=None, pseudocount=PSEUDOCOUNT):
+def independent_site_fields(codes, n_states, weights=None, pseudocount=PSEUDOCOUNT,
+                            site_states=None):  # fmt: skip
     """The log-probabilities ``(L, q)`` of the independent-site model fitted
     to ``codes``: the (weighted) site frequencies mixed with ``pseudocount``
-    of the uniform distribution."""
+    of the uniform distribution over each site's ``site_states[i]`` states
+    (all ``n_states`` when None; the padded states get ``PADDED_FIELD``)."""
     frequencies = site_frequencies(codes, n_states, weights)
-    return np.log((1.0 - pseudocount) * frequencies + pseudocount / n_states)
+    if site_states is None:
+        return np.log((1.0 - pseudocount) * frequencies + pseudocount / n_states)
+    uniform = 1.0 / np.asarray(site_states, np.float64)[:, None]
+    mixed = (1.0 - pseudocount) * frequencies + pseudocount * uniform
+    mask = state_mask(site_states, n_states)
+    return np.where(mask, np.log(np.where(mask, mixed, 1.0)), PADDED_FIELD)
 
 
 # ------------------------------------------------------- the estimator side
 class CategoricalLayer(Layer):
     """Categorical visible units, as the estimators see them.
 
-    Made from the number of states ``q`` (the estimator's ``n_states_``);
-    the data are integer codes ``(n_samples, L)``. The base model is the
+    Made from the number of states (the estimator's ``n_states_``: one
+    ``q`` for every column, or an array of one per column, the sites then
+    padded to the largest, ``site_states.py``) and whether the data come
+    one-hot (``one_hot``: :meth:`check_values` decodes them); the layer
+    works on integer codes ``(n_samples, L)``. The base model is the
     independent-site model, fitted as ``site_fields_`` (``(L, q)``
     log-probabilities, with the fit's sample weights), also the initial
     fields; the centring offset is the weighted mean one-hot code. ``log
@@ -542,13 +563,38 @@ class CategoricalLayer(Layer):
 
     base_attributes = ("site_fields_",)
 
-    def __init__(self, n_states, hidden=None):
-        self.n_states = n_states
+    def __init__(self, n_states, hidden=None, one_hot=False):
+        if np.ndim(n_states):
+            self.site_states = np.asarray(n_states, dtype=np.int64)
+            self.n_states = int(self.site_states.max())
+        else:
+            self.site_states = None
+            self.n_states = int(n_states)
         self.hidden = BernoulliHidden() if hidden is None else hidden
+        self.one_hot = one_hot
+
+    def states_of_sites(self, n_sites):
+        """The number of states of each of ``n_sites`` sites."""
+        if self.site_states is None:
+            return np.full(n_sites, self.n_states, dtype=np.int64)
+        return self.site_states
+
+    def padded_mask(self, n_sites):
+        """``(L, q)`` bool mask of the real states, or None when no site is
+        padded."""
+        states = self.states_of_sites(n_sites)
+        if np.all(states == self.n_states):
+            return None
+        return state_mask(states, self.n_states)
 
     # ------------------------------------------------------------- data
     def check_values(self, X, what="X"):
-        return check_codes(X, self.n_states, what)
+        """Integer codes: ``X`` checked, or decoded from one-hot rows."""
+        if self.one_hot:
+            n_sites = X.shape[1] // self.n_states
+            X = decode_one_hot(X, self.states_of_sites(n_sites), what)
+        limit = self.n_states if self.site_states is None else self.site_states
+        return check_codes(X, limit, what)
 
     def n_columns(self, model, n_features):
         return n_features * self.n_states
@@ -556,7 +602,9 @@ class CategoricalLayer(Layer):
     # ------------------------------------------------------- the fit's start
     def fit_base(self, model, X):
         weights = getattr(model, "_fit_weights", None)
-        model.site_fields_ = independent_site_fields(X, self.n_states, weights)
+        model.site_fields_ = independent_site_fields(
+            X, self.n_states, weights, site_states=self.site_states
+        )
 
     def initial_bias(self, model, X, dtype):
         return model.site_fields_.ravel().astype(dtype)
@@ -580,16 +628,32 @@ class CategoricalLayer(Layer):
         W = model.components_
         n_hidden = W.shape[0]
         W3 = W.reshape(n_hidden, -1, q)
-        means = W3.mean(axis=2, keepdims=True)
+        mask = self.padded_mask(W3.shape[1])
+        means = _site_means(W3, mask)
         W3 -= means
         site_mass = model.offset_visible_.reshape(-1, q).sum(axis=1)
         shift = (means[:, :, 0] * (1.0 - site_mass)).sum(axis=1)
         model._centred_hidden_bias += shift.astype(W.dtype)
         b = model._centred_visible_bias.reshape(-1, q)
-        b -= b.mean(axis=1, keepdims=True)
-        for velocity in (model._velocity[0], model._velocity[2]):
-            per_site = velocity.reshape(-1, q)
-            per_site -= per_site.mean(axis=1, keepdims=True)
+        b -= _site_means(b, mask)
+        velocities = [v.reshape(-1, W3.shape[1], q) for v in model._velocity[::2]]
+        for per_site in velocities:
+            per_site -= _site_means(per_site, mask)
+        if mask is not None:
+            # The padded states back in place (the field penalty moves them).
+            W3[:, ~mask] = 0.0
+            b[~mask] = PADDED_FIELD
+            for per_site in velocities:
+                per_site[:, ~mask] = 0.0
+
+    def zero_sum(self, W3):
+        """A copy of the weights ``W3`` (``(n_hidden, L, q)``) in the zero-sum
+        gauge over each site's real states, the padded ones 0."""
+        mask = self.padded_mask(W3.shape[1])
+        W3 = W3 - _site_means(W3, mask)
+        if mask is not None:
+            W3[:, ~mask] = 0.0
+        return W3
 
     # ---------------------------------------------------------- queries
     def hidden_input(self, model, X):
@@ -605,16 +669,19 @@ class CategoricalLayer(Layer):
         cumulative /= cumulative[:, -1:]
         u = rs.random_sample((n_rows, probabilities.shape[0], 1))
         codes = (u >= cumulative[None, :, :]).sum(axis=2)
-        codes = np.minimum(codes, self.n_states - 1)
+        codes = np.minimum(codes, self.states_of_sites(codes.shape[1]) - 1)
         return codes.astype(model.components_.dtype)
 
     def sampling_units(self, model, dtype):
         q = self.n_states
         units = units_of(model.intercept_visible_, q, dtype)
-        return (
-            units, None, lambda V: codes_one_hot(V, q, dtype),
-            lambda S: one_hot_codes(S, q),
-        )  # fmt: skip
+        site_states = self.states_of_sites(model.site_fields_.shape[0])
+
+        def from_statistics(S):
+            codes = one_hot_codes(S, q)
+            return encode_one_hot(codes, site_states, dtype) if self.one_hot else codes
+
+        return units, None, lambda V: codes_one_hot(V, q, dtype), from_statistics
 
     def tempering_base(self, model, dtype):
         return model.site_fields_.ravel().astype(dtype)
@@ -626,14 +693,15 @@ class CategoricalLayer(Layer):
         if self.hidden.enumerable:
             return model.components_.shape[0]
         n_sites = model.components_.shape[1] // self.n_states
-        return int(np.ceil(n_sites * np.log2(self.n_states)))
+        return int(np.ceil(np.log2(self.states_of_sites(n_sites)).sum()))
 
     def exact_log_partition(self, model):
         if self.hidden.enumerable:
             return log_partition_exact_of(*_parameters(model), self.n_states)
         return log_partition_by_visible_states(
-            *_parameters(model), self.n_states, self.hidden
-        )
+            *_parameters(model), self.n_states, self.hidden,
+            site_states=self.site_states,
+        )  # fmt: skip
 
     def ais_log_partition(self, model, n_chains, betas, random_state):
         W = kernel_array(model.components_, model.components_.dtype)
@@ -690,6 +758,15 @@ def check_codes(X, n_states, what="X"):
     if X.size == 0:
         return X
     return check_state_codes(X, what, n_states, dtype=X.dtype)
+
+
+def _site_means(X3, mask):
+    """The mean of ``X3`` (``(..., L, q)``) over each site's real states
+    (all ``q`` when ``mask`` is None), keeping the last axis."""
+    if mask is None:
+        return X3.mean(axis=-1, keepdims=True)
+    counts = mask.sum(axis=1)[:, None]
+    return np.where(mask, X3, 0.0).sum(axis=-1, keepdims=True) / counts
 
 
 def _parameters(model):

@@ -31,9 +31,9 @@ with the hidden bias ``c`` as their only trained parameter (``theta =
 :class:`GaussianHidden` and :class:`ReLUHidden` are their estimator side.
 Annealing and tempering scale the hidden units' *input* and keep their
 potential, so the base model at ``beta = 0`` is the visible base model times
-``exp(-U(h))``, whose ``log Z`` is ``sum_j Gamma_j(0)``. dReLU units have
-their cumulant, moments and sampler here but no layer yet: their four
-parameters per unit need a step of the hidden layer's own parameters.
+``exp(-U(h))``, whose ``log Z`` is ``sum_j Gamma_j(0)``. The dReLU hidden
+layer, whose four parameters per unit are trained, is ``drelu.py``, over
+the scalar functions here.
 """
 
 import math
@@ -124,14 +124,25 @@ def drelu_cumulant(a, gamma_p, gamma_m, theta_p, theta_m):
 
 
 @vector_jit
-def drelu_moments(a, gamma_p, gamma_m, theta_p, theta_m):
-    """``(mean, variance, p_plus)`` of ``h | a`` for a dReLU unit,
-    ``p_plus`` the probability that ``h > 0``."""
+def drelu_sides(a, gamma_p, gamma_m, theta_p, theta_m):
+    """``(p_plus, mean_p, var_p, mean_m, var_m)`` of ``h | a`` for a dReLU
+    unit: the probability that ``h > 0`` and the mean and variance of ``h``
+    on each side (``h_+`` given ``h > 0``, ``h_-`` given ``h < 0``)."""
     log_p, x_p = _half_line(gamma_p, theta_p - a)
     log_m, x_m = _half_line(gamma_m, a - theta_m)
     p_plus = 1.0 / (1.0 + math.exp(log_m - log_p))
     mean_p, var_p = _truncated_moments(gamma_p, x_p, 1.0)
     mean_m, var_m = _truncated_moments(gamma_m, x_m, -1.0)
+    return p_plus, mean_p, var_p, mean_m, var_m
+
+
+@vector_jit
+def drelu_moments(a, gamma_p, gamma_m, theta_p, theta_m):
+    """``(mean, variance, p_plus)`` of ``h | a`` for a dReLU unit,
+    ``p_plus`` the probability that ``h > 0``."""
+    p_plus, mean_p, var_p, mean_m, var_m = drelu_sides(
+        a, gamma_p, gamma_m, theta_p, theta_m
+    )
     mean = p_plus * mean_p + (1.0 - p_plus) * mean_m
     second = p_plus * (var_p + mean_p**2) + (1.0 - p_plus) * (var_m + mean_m**2)
     return mean, second - mean * mean, p_plus
@@ -232,6 +243,33 @@ class GaussianHiddenUnits(NamedTuple):
     gamma: float
 
 
+class DReLUUnits(NamedTuple):
+    """Hidden dReLU units (their layer is ``drelu.py``): the linear term
+    ``bias`` (``c``) and its velocity, the ``potential`` ``(4, n_hidden)``
+    (float64 rows ``gamma_p, gamma_m, theta_p, theta_m``) and its velocity
+    (both zeros outside training), and the floor of the curvatures."""
+
+    bias: np.ndarray
+    velocity: np.ndarray
+    potential: np.ndarray
+    potential_velocity: np.ndarray
+    min_gamma: float
+
+
+# The ReLU family's own hooks (scalar, per unit): the conditional mean and
+# a draw of unit ``j`` at total input ``a``. The layer hooks below are
+# written once over them for ReLU and dReLU units.
+def unit_mean(units, j, a):
+    """``E[h_j | a]``."""
+    return base._hook(units, j, a)
+
+
+def unit_draw(units, j, a, key, counter):
+    """A draw of ``h_j | a`` from position ``counter`` of the stream ``key``
+    (each draw owns a block of 1024 positions)."""
+    return base._hook(units, j, a, key, counter)
+
+
 @vector_jit
 def relu_input_of_mean(mean, gamma):
     """The input ``a`` whose ReLU conditional has mean ``mean`` (> 0): Newton's
@@ -250,24 +288,25 @@ def relu_input_of_mean(mean, gamma):
 
 
 @vector_jit
-def _relu_rows_(pre, bias, gamma, betas, n_chains, key, sample):
+def unit_rows_(units, pre, bias, betas, n_chains, key, sample):
     """In place: ``pre[r, j]`` becomes the mean (or, with ``sample``, a draw)
-    of ``h | beta_r (pre[r, j] + bias[j])``."""
+    of ``h_j | beta_r (pre[r, j] + bias[j])`` (ReLU-family units)."""
     n_rows, n_cols = pre.shape
     for r in range(n_rows):
         beta = betas[r // n_chains]
         for j in range(n_cols):
             a = beta * (np.float64(pre[r, j]) + np.float64(bias[j]))
             if sample:
-                pre[r, j] = relu_sample(a, gamma, 0.0, key, r * n_cols + j)
+                pre[r, j] = unit_draw(units, j, a, key, r * n_cols + j)
             else:
-                pre[r, j] = relu_moments(a, gamma, 0.0)[0]
+                pre[r, j] = unit_mean(units, j, a)
     return pre
 
 
 @vector_jit
 def _gaussian_rows_(pre, bias, gamma, betas, n_chains, key, sample):
-    """:func:`_relu_rows_` for Gaussian hidden units."""
+    """:func:`unit_rows_` for Gaussian hidden units (``gamma`` fixed: one
+    vectorised loop)."""
     n_rows, n_cols = pre.shape
     angle = key ^ np.uint64(0x5DEECE66D)
     scale = 1.0 / math.sqrt(gamma)
@@ -286,21 +325,21 @@ def _ones(n):
     return np.ones(n)
 
 
-_CONTINUOUS = (ReLUUnits, GaussianHiddenUnits)
+_CONTINUOUS = (ReLUUnits, GaussianHiddenUnits, DReLUUnits)
 
 
 def rows_(units, pre, bias, betas, n_chains, key, sample):
     """In place: ``pre[r, j]`` becomes the mean (or, with ``sample``, a draw
     from the stream ``key``) of unit ``j`` given its input ``beta (pre[r, j]
-    + bias[j])``, ``beta = betas[r // n_chains]``: :func:`_relu_rows_` or
+    + bias[j])``, ``beta = betas[r // n_chains]``: :func:`unit_rows_` or
     :func:`_gaussian_rows_`, whichever the class of ``units`` asks for (the
-    four sampling hooks below are one for both)."""
-    raise NotImplementedError("rows_ runs only inside numba kernels")
+    four sampling hooks below are one for every continuous unit type)."""
+    return base._hook(units, pre, bias, betas, n_chains, key, sample)
 
 
-@implements(rows_, ReLUUnits)
-def _relu_rows(units, pre, bias, betas, n_chains, key, sample):
-    return _relu_rows_(pre, bias, units.gamma, betas, n_chains, key, sample)
+@implements(rows_, (ReLUUnits, DReLUUnits))
+def _family_rows(units, pre, bias, betas, n_chains, key, sample):
+    return unit_rows_(units, pre, bias, betas, n_chains, key, sample)
 
 
 @implements(rows_, GaussianHiddenUnits)
@@ -311,6 +350,16 @@ def _gaussian_rows(units, pre, bias, betas, n_chains, key, sample):
 @implements(base.context, _CONTINUOUS)
 def _context(units, W):
     return None
+
+
+@implements(unit_mean, ReLUUnits)
+def _relu_unit_mean(units, j, a):
+    return relu_moments(a, units.gamma, 0.0)[0]
+
+
+@implements(unit_draw, ReLUUnits)
+def _relu_unit_draw(units, j, a, key, counter):
+    return relu_sample(a, units.gamma, 0.0, key, counter)
 
 
 @implements(base.mean_, _CONTINUOUS)
@@ -333,6 +382,20 @@ def _tempered_mean(units, ctx, inputs, field, betas, n_chains):
     return rows_(units, inputs, field, betas, n_chains, np.uint64(0), False)
 
 
+@implements(base.anneal_, (ReLUUnits, DReLUUnits))
+def _family_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, key,
+                   sample):  # fmt: skip
+    n_chains, n_hidden = inputs.shape
+    for r in range(n_chains):
+        increment = (beta - beta_prev) * visible_terms[r]
+        for j in range(n_hidden):
+            a = np.float64(inputs[r, j]) + np.float64(field[j])
+            increment += base.cumulant_gap(units, j, a, beta, beta_prev)
+            if sample:
+                inputs[r, j] = unit_draw(units, j, beta * a, key, r * n_hidden + j)
+        log_w[r] += increment
+
+
 @implements(base.resample, ReLUUnits)
 def _relu_resample(units, ctx, M, rng):
     key = new_key(rng)
@@ -346,27 +409,10 @@ def _relu_resample(units, ctx, M, rng):
 
 
 @implements(base.cumulant_gap, ReLUUnits)
-def _relu_cumulant_gap(units, a, beta, beta_next):
+def _relu_cumulant_gap(units, j, a, beta, beta_next):
     return relu_cumulant(beta * a, units.gamma, 0.0) - relu_cumulant(
         beta_next * a, units.gamma, 0.0
     )
-
-
-@implements(base.anneal_, ReLUUnits)
-def _relu_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, key,
-                 sample):  # fmt: skip
-    n_chains, n_hidden = inputs.shape
-    gamma = units.gamma
-    for r in range(n_chains):
-        increment = (beta - beta_prev) * visible_terms[r]
-        for j in range(n_hidden):
-            a = np.float64(inputs[r, j]) + np.float64(field[j])
-            increment += relu_cumulant(beta * a, gamma, 0.0) - relu_cumulant(
-                beta_prev * a, gamma, 0.0
-            )
-            if sample:
-                inputs[r, j] = relu_sample(beta * a, gamma, 0.0, key, r * n_hidden + j)
-        log_w[r] += increment
 
 
 @implements(base.resample, GaussianHiddenUnits)
@@ -380,7 +426,7 @@ def _gaussian_resample(units, ctx, M, rng):
 
 
 @implements(base.cumulant_gap, GaussianHiddenUnits)
-def _gaussian_cumulant_gap(units, a, beta, beta_next):
+def _gaussian_cumulant_gap(units, j, a, beta, beta_next):
     return (beta * beta - beta_next * beta_next) * a * a / (2.0 * units.gamma)
 
 
@@ -406,11 +452,37 @@ def _gaussian_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev
 
 # ------------------------------------------------------- the estimator side
 class BernoulliHidden:
-    """Binary hidden units (the default): ``Gamma(a) = softplus(a)``."""
+    """Binary hidden units (the default): ``Gamma(a) = softplus(a)``.
+
+    The estimator side of a hidden layer: ``units_of`` makes its kernel
+    units, ``mean``, ``cumulant`` and ``variance`` act on arrays of total
+    inputs (bias included). The hooks of a layer with trained parameters
+    besides its bias (dReLU) have defaults here for those without.
+    """
 
     name = "bernoulli"
     enumerable = True
     initial_offset = 0.5  # the centring offset of Upadhya & Sastry (2017)
+    #: The trained arrays of the layer besides its bias (training state).
+    state_attributes = ()
+
+    def bind(self, model):
+        """The layer with the fitted parameters of ``model`` (itself when the
+        units have none besides the bias)."""
+        return self
+
+    def start_training(self, model, dtype, init):
+        """Set the arrays of :attr:`state_attributes`, fresh or from ``init``."""
+        return None
+
+    def publish(self, model):
+        """Set the fitted attributes derived from :attr:`state_attributes`."""
+        return None
+
+    def training_units(self, model, bias, velocity):
+        """The kernel units of a fit: the centred ``bias`` and its
+        ``velocity``, with the layer's trained arrays."""
+        return self.units_of(bias, velocity)
 
     def units_of(self, bias, velocity=None):
         from .bernoulli import BernoulliUnits
@@ -484,8 +556,3 @@ class ReLUHidden(BernoulliHidden):
         x = -np.asarray(A, np.float64) / _SQRT_2
         ratio = _SQRT_2_PI / scipy_erfcx(x)
         return 1.0 + _SQRT_2 * x * ratio - ratio * ratio
-
-
-HIDDEN_UNITS = {
-    layer.name: layer for layer in (BernoulliHidden(), GaussianHidden(), ReLUHidden())
-}
