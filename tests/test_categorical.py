@@ -280,6 +280,21 @@ def test_drelu_fit_trains_the_potential_and_beats_independent_sites(solver):
         assert getattr(rbm, name).shape == (6,)
 
 
+def test_refit_with_another_hidden_unit_drops_the_drelu_potential():
+    """A dReLU fit, then a refit of the same estimator with ReLU units: the
+    potential of the first fit is gone (not read back as the ReLU model's),
+    and the refit equals a fresh ReLU fit."""
+    X = np.random.default_rng(0).integers(0, Q, size=(60, L)).astype(float)
+    settings = dict(n_components=3, n_iter=2, random_state=0)
+    rbm = CategoricalRBM(hidden_unit="drelu", **settings).fit(X)
+    assert hasattr(rbm, "gamma_plus_")
+    rbm.set_params(hidden_unit="relu").fit(X)
+    assert not any(name.startswith(("gamma_", "theta_", "_hidden_potential"))
+                   for name in vars(rbm))  # fmt: skip
+    fresh = CategoricalRBM(hidden_unit="relu", **settings).fit(X)
+    np.testing.assert_array_equal(rbm.transform(X), fresh.transform(X))
+
+
 @pytest.mark.parametrize("solver", ["pcd", "pt", "cpt"])
 def test_integer_weights_equal_repeated_rows(solver):
     """The kernel's weighted data term (and the weighted offsets, base model

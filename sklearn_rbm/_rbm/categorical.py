@@ -287,6 +287,15 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     def _hidden_layer(self):
         return HIDDEN_UNITS[self.hidden_unit].bind(self)
 
+    def _initialise(self, X, rs):
+        # A refit with another hidden unit type drops what the previous type
+        # fitted: its layer's bind() would otherwise read stale parameters.
+        for layer in HIDDEN_UNITS.values():
+            if layer.name != self.hidden_unit:
+                for name in layer.fitted_attributes:
+                    self.__dict__.pop(name, None)
+        return super()._initialise(X, rs)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.one_hot  # one-hot rows may be sparse

@@ -230,6 +230,9 @@ class DReLUHidden(BernoulliHidden):
     enumerable = False
     initial_offset = 0.0
     state_attributes = ("_hidden_potential",)
+    fitted_attributes = (
+        *POTENTIAL_ATTRIBUTES, "_hidden_potential", "_hidden_potential_velocity"
+    )
 
     def __init__(self, potential=None):
         self.potential = potential

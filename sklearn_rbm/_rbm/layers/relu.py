@@ -465,6 +465,9 @@ class BernoulliHidden:
     initial_offset = 0.5  # the centring offset of Upadhya & Sastry (2017)
     #: The trained arrays of the layer besides its bias (training state).
     state_attributes = ()
+    #: Every attribute a fit of these units sets on the estimator beyond the
+    #: trainer's own (training state and published parameters).
+    fitted_attributes = ()
 
     def bind(self, model):
         """The layer with the fitted parameters of ``model`` (itself when the
