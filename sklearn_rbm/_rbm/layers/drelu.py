@@ -231,7 +231,9 @@ class DReLUHidden(BernoulliHidden):
     initial_offset = 0.0
     state_attributes = ("_hidden_potential",)
     fitted_attributes = (
-        *POTENTIAL_ATTRIBUTES, "_hidden_potential", "_hidden_potential_velocity"
+        *POTENTIAL_ATTRIBUTES,
+        "_hidden_potential",
+        "_hidden_potential_velocity",
     )
 
     def __init__(self, potential=None):
