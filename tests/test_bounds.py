@@ -3,6 +3,7 @@ the exact mean log-likelihood (enumerated by brute force on tiny models) over
 several seeds, never return ``lower > upper``, and batch their reverse chains
 without changing any row's numbers."""
 
+import functools
 import itertools
 import warnings
 
@@ -12,6 +13,7 @@ from scipy.special import logsumexp
 
 from sklearn_rbm._core.sklearn_compat import InvalidParameterError
 from sklearn_rbm._partition import reverse_ais
+from sklearn_rbm._rbm.layers import bernoulli, gaussian
 from sklearn_rbm.likelihood import (
     LogPartition,
     base_rate_bias,
@@ -152,13 +154,18 @@ def test_batched_reverse_chains_equal_row_by_row(monkeypatch):
     rng = np.random.default_rng(1)
     R = rng.standard_normal((7, 8))
     sigma = np.full(8, 0.9)
+    paths = {
+        "binary": bernoulli.annealing_path(W, b, c, base),
+        "gaussian": gaussian.annealing_path(
+            0.3 * W, b, c, sigma, np.zeros(8), np.ones(8)
+        ),
+    }
     runs = {
-        "binary": lambda rows: reverse_ais._raise_binary(
-            rows, W, b, c, base, schedule, 5, 11
-        ),
-        "gaussian": lambda rows: reverse_ais._raise_gaussian(
-            rows, 0.3 * W, b, c, sigma, np.zeros(8), np.ones(8), schedule, 5, 11
-        ),
+        name: functools.partial(
+            lambda rows, path: reverse_ais._raise_rows(rows, path, schedule, 5, 11),
+            path=path,
+        )
+        for name, path in paths.items()
     }
     for name, rows in (("binary", X), ("gaussian", R)):
         batch = runs[name](rows)

@@ -13,21 +13,15 @@ from scipy.special import logsumexp
 
 from .._core.sklearn_compat import Interval, validate_params
 from .._core.utils import blas_threads_for, check_chains_memory, child_seed, warn
-from .._rbm.layers.bernoulli import base_log_partition as _base_log_partition
-from .._rbm.layers.bernoulli import base_rate_bias as _base_rate_bias
+from .._rbm.layers.bernoulli import annealing_path as _bernoulli_path
 from .._rbm.layers.bernoulli import check_base_rate as _check_base_rate
-from .._rbm.layers.bernoulli import log_partition_ais_of as _bernoulli_ais
-from .._rbm.layers.bernoulli import units_of as _bernoulli_units
-from .._rbm.layers.gaussian import GaussianUnits
-from .._rbm.layers.gaussian import base_log_partition as _gaussian_base_log_partition
+from .._rbm.layers.gaussian import annealing_path as _gaussian_path
 from .._rbm.layers.gaussian import check_gaussian_base as _check_gaussian_base
 from .._rbm.layers.gaussian import check_gaussian_rbm as _check_gaussian_rbm
 from .._rbm.layers.gaussian import check_gaussian_rows as _check_gaussian_rows
-from .._rbm.layers.gaussian import log_partition_ais_of as _gaussian_ais
-from .annealing import MAX_AIS_TEMPERATURES, SCHEDULE_CONSTRAINT, ais_betas
+from .annealing import MAX_AIS_TEMPERATURES, SCHEDULE_CONSTRAINT, ais_betas, run_ais
 from .annealing import check_log_weights as _check_log_weights
-from .exact import _check_rbm, _free_energy, check_rows
-from .gaussian import gaussian_free_energy
+from .exact import _check_rbm, check_rows
 from .kernels import raise_log_weights
 
 
@@ -102,33 +96,65 @@ def _row_keys(rows, seed, binary=True):
     )
 
 
-def _reverse_log_mean_weights(
-    X, run, *, dtype, n_chains, seed, work_per_row, binary=True
-):
-    """``log mean(w)`` over each row's ``n_chains`` reverse chains, and the
-    Monte Carlo variance of each (the delta method: ``var(w) / (M mean(w)^2)``).
+def _raise_rows(X, path, schedule, n_chains, seed):
+    """RAISE estimates of checked rows on the annealing ``path`` (an
+    :class:`~sklearn_rbm._partition.annealing.AnnealingPath`) and their
+    Monte Carlo variances (the delta method: ``var(w) / (M mean(w)^2)``).
 
-    ``run(block, keys)`` is the RAISE kernel on a dense block of rows
-    (``dtype``, C order) with their row keys (:func:`_row_keys` of ``seed``);
-    blocks hold about ``_RAISE_ROWS`` chains, each block with the BLAS
-    threads that ``work_per_row`` multiply-adds per chain deserve.
+    Blocks of rows hold about ``_RAISE_ROWS`` chains, each run with the BLAS
+    threads its products deserve; a block's rows are keyed by
+    :func:`_row_keys` of ``seed``.
     """
+    n_hidden, n_visible = path.W.shape
     rows_per_call = max(1, _RAISE_ROWS // n_chains)
     log_mean_w = np.empty(X.shape[0])
     variance = np.empty(X.shape[0])
     for start in range(0, X.shape[0], rows_per_call):
         block = X[start : start + rows_per_call]
         block = block.toarray() if sp.issparse(block) else block
-        block = np.array(block, dtype=dtype, order="C")
-        with blas_threads_for(block.shape[0] * n_chains * work_per_row):
-            log_w = run(block, _row_keys(block, seed, binary))
+        if path.statistics is not None:
+            block = path.statistics(block)
+        block = np.array(block, dtype=path.W.dtype, order="C")
+        with blas_threads_for(block.shape[0] * n_chains * n_hidden * n_visible):
+            log_w = raise_log_weights(
+                path.units, path.hidden, path.base, path.W, block, schedule,
+                n_chains, _row_keys(block, seed, path.binary),
+            )  # fmt: skip
         _check_log_weights(log_w, "RAISE")
         stop = start + block.shape[0]
         log_mean_w[start:stop] = logsumexp(log_w, axis=1) - np.log(n_chains)
         # Weights relative to each row's largest: no overflow.
         w = np.exp(log_w - log_w.max(axis=1, keepdims=True))
         variance[start:stop] = w.var(axis=1) / (n_chains * w.mean(axis=1) ** 2)
-    return log_mean_w, variance
+    # log w = -F(v) - log Z_0 + (the kernel's sum over the reverse chain).
+    return log_mean_w - path.free_energy(X) - path.log_z_base, variance
+
+
+def raise_estimates(X, path, n_chains, betas, random_state):
+    """The RAISE estimate of each checked row on ``path``, as
+    :func:`log_likelihood_raise` returns them, for any visible layer."""
+    schedule = ais_betas(_DEFAULT_TEMPERATURES if betas is None else betas)
+    check_chains_memory(n_chains, sum(path.W.shape), "n_chains")
+    return _raise_rows(X, path, schedule, n_chains, child_seed(random_state))[0]
+
+
+def likelihood_bounds(X, path, n_chains, n_reverse_chains, betas, random_state):
+    """:func:`log_likelihood_bounds` of checked rows on the annealing
+    ``path``, for any visible layer: forward AIS from the path's base model,
+    RAISE from that base model refitted to the forward chains (the layer's
+    ``fit_base``)."""
+    check_chains_memory(n_chains, sum(path.W.shape), "n_chains")
+    check_chains_memory(n_reverse_chains, sum(path.W.shape), "n_reverse_chains")
+
+    def forward(schedule):
+        return run_ais(path, schedule, n_chains, random_state, return_states=True)
+
+    def reverse(schedule, states, weights, seed):
+        base, log_z_base = path.fit_base(states, weights)
+        fitted = path._replace(base=base, log_z_base=log_z_base)
+        return _raise_rows(X, fitted, schedule, n_reverse_chains, seed)
+
+    return _bracket(-path.free_energy(X), forward, reverse, betas, random_state)
 
 
 _RAISE_CONSTRAINTS = {
@@ -219,33 +245,14 @@ def log_likelihood_raise(
     >>> bool(abs(estimate.mean() - exact.mean()) < 0.01)
     True
     """
+    path = _binary_path(components, intercept_visible, intercept_hidden, base_rate)
+    X = _check_binary_rows(X, path.W.shape[1])
+    return raise_estimates(X, path, n_chains, betas, random_state)
+
+
+def _binary_path(components, intercept_visible, intercept_hidden, base_rate):
     W, b, c = _check_rbm(components, intercept_visible, intercept_hidden)
-    base = _check_base_rate(base_rate, W)
-    X = _check_binary_rows(X, W.shape[1])
-    schedule = ais_betas(_DEFAULT_TEMPERATURES if betas is None else betas)
-    check_chains_memory(n_chains, sum(W.shape), "n_chains")
-    seed = child_seed(random_state)
-    return _raise_binary(X, W, b, c, base, schedule, n_chains, seed)[0]
-
-
-def _raise_binary(X, W, b, c, base, schedule, n_chains, seed):
-    """RAISE estimates of checked binary rows and their Monte Carlo variances."""
-    # Writeable copies of read-only parameters (joblib's memmaps): one
-    # compiled kernel per dtype instead of a second one for read-only arrays.
-    W, b, c, base = (np.require(a, requirements=["C", "W"]) for a in (W, b, c, base))
-    n_hidden, n_visible = W.shape
-    log_mean_w, variance = _reverse_log_mean_weights(
-        X,
-        lambda block, keys: raise_log_weights(
-            _bernoulli_units(b), _bernoulli_units(c), base, W, block, schedule,
-            n_chains, keys,
-        ),
-        dtype=W.dtype, n_chains=n_chains, seed=seed,
-        work_per_row=n_hidden * n_visible,
-    )  # fmt: skip
-    # log w = log p*_1(v) - log Z_0 + (the kernel's sum over the reverse chain).
-    estimates = log_mean_w - _free_energy(X, W, b, c) - _base_log_partition(base, W)
-    return estimates, variance
+    return _bernoulli_path(W, b, c, _check_base_rate(base_rate, W))
 
 
 @validate_params(
@@ -369,26 +376,9 @@ def log_likelihood_bounds(
     >>> bool(lower <= exact <= upper)
     True
     """
-    W, b, c = _check_rbm(components, intercept_visible, intercept_hidden)
-    base = _check_base_rate(base_rate, W)
-    X = _check_binary_rows(X, W.shape[1])
-    check_chains_memory(n_chains, sum(W.shape), "n_chains")
-    check_chains_memory(n_reverse_chains, sum(W.shape), "n_reverse_chains")
-
-    def forward(schedule):
-        return _bernoulli_ais(
-            W, b, c, base_rate=base, n_chains=n_chains, betas=schedule,
-            random_state=random_state, return_states=True,
-        )  # fmt: skip
-
-    def reverse(schedule, states, weights, seed):
-        # The Bernoulli layer's base model (logit of the clipped mean) fitted
-        # to the RBM's mean, estimated from the forward chains' last states.
-        mean = (weights @ states.astype(np.float64))[None, :]
-        fitted = _base_rate_bias(mean).astype(W.dtype)
-        return _raise_binary(X, W, b, c, fitted, schedule, n_reverse_chains, seed)
-
-    return _bracket(-_free_energy(X, W, b, c), forward, reverse, betas, random_state)
+    path = _binary_path(components, intercept_visible, intercept_hidden, base_rate)
+    X = _check_binary_rows(X, path.W.shape[1])
+    return likelihood_bounds(X, path, n_chains, n_reverse_chains, betas, random_state)
 
 
 #: Temperatures when ``betas`` is None, and how many times an int count is
@@ -563,44 +553,21 @@ def gaussian_log_likelihood_raise(
     >>> bool(abs(estimate.mean() - exact.mean()) < 0.01)
     True
     """
+    X, path = _gaussian_rows_and_path(
+        X, components, intercept_visible, intercept_hidden, sigma, base_mean,
+        base_sigma,
+    )  # fmt: skip
+    return raise_estimates(X, path, n_chains, betas, random_state)
+
+
+def _gaussian_rows_and_path(X, components, intercept_visible, intercept_hidden, sigma,
+                            base_mean, base_sigma):  # fmt: skip
     W, b, c, sigma = _check_gaussian_rbm(
         components, intercept_visible, intercept_hidden, sigma
     )
     X = _check_gaussian_rows(X, sigma, W.shape)
     base_mean, base_sigma = _check_gaussian_base(base_mean, base_sigma, b, sigma)
-    schedule = ais_betas(_DEFAULT_TEMPERATURES if betas is None else betas)
-    check_chains_memory(n_chains, sum(W.shape), "n_chains")
-    seed = child_seed(random_state)
-    return _raise_gaussian(
-        X, W, b, c, sigma, base_mean, base_sigma, schedule, n_chains, seed
-    )[0]
-
-
-def _raise_gaussian(X, W, b, c, sigma, base_mean, base_sigma, schedule, n_chains,
-                    seed):  # fmt: skip
-    """RAISE estimates of checked real rows and their Monte Carlo variances."""
-    # Writeable copies of read-only parameters, as in _raise_binary.
-    W, b, c, sigma, base_mean, base_sigma = (
-        np.require(a, requirements=["C", "W"])
-        for a in (W, b, c, sigma, base_mean, base_sigma)
-    )
-    n_hidden, n_visible = W.shape
-    log_mean_w, variance = _reverse_log_mean_weights(
-        X,
-        lambda block, keys: raise_log_weights(
-            GaussianUnits(b, sigma), _bernoulli_units(c), (base_mean, base_sigma),
-            W, block, schedule, n_chains, keys,
-        ),
-        dtype=W.dtype, n_chains=n_chains, seed=seed,
-        work_per_row=n_hidden * n_visible, binary=False,
-    )  # fmt: skip
-    # log w = -F(v) - log Z_A + (the kernel's sum over the reverse chain).
-    estimates = (
-        log_mean_w
-        - gaussian_free_energy(X, W, b, c, sigma)
-        - _gaussian_base_log_partition(base_sigma, n_hidden)
-    )
-    return estimates, variance
+    return X, _gaussian_path(W, b, c, sigma, base_mean, base_sigma)
 
 
 @validate_params(
@@ -689,34 +656,8 @@ def gaussian_log_likelihood_bounds(
     >>> bool(lower <= exact <= upper)
     True
     """
-    W, b, c, sigma = _check_gaussian_rbm(
-        components, intercept_visible, intercept_hidden, sigma
-    )
-    X = _check_gaussian_rows(X, sigma, W.shape)
-    base_mean, base_sigma = _check_gaussian_base(base_mean, base_sigma, b, sigma)
-    check_chains_memory(n_chains, sum(W.shape), "n_chains")
-    check_chains_memory(n_reverse_chains, sum(W.shape), "n_reverse_chains")
-
-    def forward(schedule):
-        return _gaussian_ais(
-            W, b, c, sigma, base_mean=base_mean, base_sigma=base_sigma,
-            n_chains=n_chains, betas=schedule, random_state=random_state,
-            return_states=True,
-        )  # fmt: skip
-
-    def reverse(schedule, states, weights, seed):
-        # Independent Gaussians fitted to the RBM's means and deviations,
-        # estimated from the forward chains' last states; an RBM's visible
-        # marginal is at least as wide as its conditional, of deviation sigma.
-        states = states.astype(np.float64)
-        mean = weights @ states
-        deviation = np.sqrt(weights @ (states - mean) ** 2)
-        fitted_mean = mean.astype(W.dtype)
-        fitted_sigma = np.maximum(deviation, sigma).astype(W.dtype)
-        return _raise_gaussian(
-            X, W, b, c, sigma, fitted_mean, fitted_sigma, schedule,
-            n_reverse_chains, seed,
-        )  # fmt: skip
-
-    neg_free_energy = -gaussian_free_energy(X, W, b, c, sigma)
-    return _bracket(neg_free_energy, forward, reverse, betas, random_state)
+    X, path = _gaussian_rows_and_path(
+        X, components, intercept_visible, intercept_hidden, sigma, base_mean,
+        base_sigma,
+    )  # fmt: skip
+    return likelihood_bounds(X, path, n_chains, n_reverse_chains, betas, random_state)

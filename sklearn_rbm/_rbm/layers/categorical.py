@@ -53,11 +53,12 @@ from scipy.special import logsumexp
 
 from ..._core.divergence import blamed_settings, diagnose, likelihood_ceiling
 from ..._core.utils import kernel_array
+from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
-from ..._numerics.random import new_key, uniform
+from ..._numerics.random import new_key, step_key, uniform
 from ..._numerics.steps import column_sum
 from ..._numerics.vecmath import exp_nonpositive
-from ..._partition.annealing import ais_betas, run_ais
+from ..._partition.annealing import AnnealingPath
 from ..._potts.data import check_codes as check_state_codes
 from . import base
 from .base import Layer, implements, linear_step_
@@ -146,18 +147,23 @@ def _draw_row_(row, q, key, counter):
 
 
 @jit
-def add_bias_sample_(pre, bias, q, rng):
+def add_bias_sample_keyed_(pre, bias, q, key):
     """In place: row ``r`` of ``pre`` (the inputs ``H W``) becomes the one-hot
     codes of states drawn from ``softmax(pre[r, site] + bias[site])`` at each
     site; the uniform of site ``i`` of row ``r`` is position ``r * L + i`` of
-    a fresh counter-based stream."""
-    key = new_key(rng)
+    the counter-based stream ``key`` (RAISE keys each data row's chains)."""
     n_rows, n_cols = pre.shape
     n_sites = n_cols // q
     tops = np.empty(n_cols, dtype=pre.dtype)
     for r in range(n_rows):
         _exponentials_(pre[r], bias, 1.0, 0.0, bias, q, tops)
         _draw_row_(pre[r], q, key, r * n_sites)
+
+
+@jit
+def add_bias_sample_(pre, bias, q, rng):
+    """:func:`add_bias_sample_keyed_` from a fresh stream of ``rng``."""
+    add_bias_sample_keyed_(pre, bias, q, new_key(rng))
 
 
 @jit
@@ -431,6 +437,18 @@ def _path_sample(units, path, A, W, beta, rng):
     return V
 
 
+@implements(base.path_sample_keyed_, CategoricalUnits)
+def _path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
+    base_bias, _, visible_bias = path
+    gemm_(beta, A, W, 0.0, V)
+    annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
+    for e in range(keys.shape[0]):
+        add_bias_sample_keyed_(
+            V[e * n_chains : (e + 1) * n_chains], visible_bias, units.n_states,
+            step_key(keys[e], step),
+        )  # fmt: skip
+
+
 def units_of(bias, n_states, dtype=None):
     """Categorical units with ``bias`` (as a kernel array), ``n_states``
     states per site, no velocity and no penalty."""
@@ -524,7 +542,44 @@ def independent_site_fields(codes, n_states, weights=None, pseudocount=PSEUDOCOU
     to ``codes``: the (weighted) site frequencies mixed with ``pseudocount``
     of the uniform distribution."""
     frequencies = site_frequencies(codes, n_states, weights)
+    return site_fields_of(frequencies, pseudocount)
+
+
+def site_fields_of(frequencies, pseudocount=PSEUDOCOUNT):
+    """The log-probabilities of the site ``frequencies`` ``(L, q)`` mixed
+    with ``pseudocount`` of the uniform distribution."""
+    n_states = frequencies.shape[1]
     return np.log((1.0 - pseudocount) * frequencies + pseudocount / n_states)
+
+
+def annealing_path(W, b, c, n_states, hidden, site_fields):
+    """The :class:`~sklearn_rbm._partition.annealing.AnnealingPath` of the
+    categorical RBM ``(W, b, c)`` with ``hidden`` units (their estimator side,
+    ``relu.py``) from the independent-site model of log-probabilities
+    ``site_fields`` ``(L, q)``: rows are integer codes, annealed as their
+    one-hot codes; the base model refits to the chains' weighted state
+    frequencies."""
+    W = kernel_array(W, W.dtype)
+    n_hidden = W.shape[0]
+
+    def base_of(fields):
+        # The base model: the independent-site model times the hidden units'
+        # potentials at zero input (their log Z is Gamma(0) each).
+        log_z = float(
+            logsumexp(fields, axis=1).sum() + n_hidden * hidden.cumulant_at_zero()
+        )
+        return kernel_array(fields.ravel(), W.dtype), log_z
+
+    def fit_base(states, weights):
+        frequencies = weights @ states.astype(np.float64)
+        return base_of(site_fields_of(frequencies.reshape(-1, n_states)))
+
+    return AnnealingPath(
+        units_of(b, n_states, W.dtype), hidden.units_of(kernel_array(c, W.dtype)),
+        W, *base_of(np.asarray(site_fields, np.float64)),
+        lambda X: free_energy_of(X, W, b, c, n_states, hidden), fit_base,
+        lambda X: codes_one_hot(X, n_states, W.dtype),
+    )  # fmt: skip
 
 
 # ------------------------------------------------------- the estimator side
@@ -635,22 +690,10 @@ class CategoricalLayer(Layer):
             *_parameters(model), self.n_states, self.hidden
         )
 
-    def ais_log_partition(self, model, n_chains, betas, random_state):
-        W = kernel_array(model.components_, model.components_.dtype)
-        dtype = W.dtype
-        base_bias = kernel_array(model.site_fields_.ravel(), dtype)
-        # The base model: the independent-site model times the hidden units'
-        # potentials at zero input (their log Z is Gamma(0) each).
-        log_z_base = float(
-            logsumexp(model.site_fields_, axis=1).sum()
-            + W.shape[0] * self.hidden.cumulant_at_zero()
+    def annealing_path(self, model):
+        return annealing_path(
+            *_parameters(model), self.n_states, self.hidden, model.site_fields_
         )
-        return run_ais(
-            units_of(model.intercept_visible_, self.n_states, dtype),
-            self.hidden.units_of(kernel_array(model.intercept_hidden_, dtype)), W,
-            base_bias,
-            ais_betas(betas), n_chains, random_state, log_z_base,
-        )  # fmt: skip
 
     def log_unnormalised(self, model, X):
         return -self.free_energy(model, X)
