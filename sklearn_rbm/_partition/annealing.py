@@ -17,7 +17,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._core.sklearn_compat import Interval, StrOptions
 from .._core.utils import (
     as_real_array,
     blas_threads_for,
@@ -36,15 +35,7 @@ from .._rbm.layers.base import (
     path_statistics,
 )
 from .exact import LogPartition
-
-#: What a temperature schedule may be (see :func:`ais_betas`), for
-#: ``validate_params`` and ``_parameter_constraints``.
-SCHEDULE_CONSTRAINT = [
-    Interval(numbers.Integral, 2, None, closed="left"),
-    StrOptions({"linear", "three-segment"}),
-    "array-like",
-]
-
+from .parameters import SCHEDULE_CONSTRAINT  # noqa: F401 (re-exported)
 
 #: The most temperatures an AIS schedule given by its count may have: 700
 #: times the longest published schedule (80 MB of inverse temperatures); a

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from .._core.sklearn_compat import Interval, validate_params
+from .._core.sklearn_compat import validate_params
 from .._core.utils import blas_threads_for, check_chains_memory, child_seed, warn
 from .._rbm.layers.bernoulli import annealing_path as _bernoulli_path
 from .._rbm.layers.bernoulli import check_base_rate as _check_base_rate
@@ -19,10 +19,19 @@ from .._rbm.layers.gaussian import annealing_path as _gaussian_path
 from .._rbm.layers.gaussian import check_gaussian_base as _check_gaussian_base
 from .._rbm.layers.gaussian import check_gaussian_rbm as _check_gaussian_rbm
 from .._rbm.layers.gaussian import check_gaussian_rows as _check_gaussian_rows
-from .annealing import MAX_AIS_TEMPERATURES, SCHEDULE_CONSTRAINT, ais_betas, run_ais
+from .annealing import MAX_AIS_TEMPERATURES, ais_betas, run_ais
 from .annealing import check_log_weights as _check_log_weights
 from .exact import _check_rbm, check_rows
 from .kernels import raise_log_weights
+from .parameters import (
+    ANNEALING_CONSTRAINTS,
+    BOUNDS_CHAINS,
+    GAUSSIAN_BASE_CONSTRAINTS,
+    RBM_CONSTRAINTS,
+    SIGMA_CONSTRAINTS,
+    chains,
+    shared_docstring,
+)
 
 
 class LikelihoodBounds(NamedTuple):
@@ -159,33 +168,19 @@ def likelihood_bounds(X, path, n_chains, n_reverse_chains, betas, random_state):
 
 _RAISE_CONSTRAINTS = {
     "X": ["array-like", "sparse matrix"],
-    "components": ["array-like"],
-    "intercept_visible": ["array-like"],
-    "intercept_hidden": ["array-like"],
+    **RBM_CONSTRAINTS,
     "base_rate": ["array-like", None],
-    "betas": [*SCHEDULE_CONSTRAINT, None],
-    "random_state": ["random_state"],
+    **ANNEALING_CONSTRAINTS,
 }
 
 
 @validate_params(
-    {
-        **_RAISE_CONSTRAINTS,
-        "n_chains": [Interval(numbers.Integral, 1, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
+    {**_RAISE_CONSTRAINTS, "n_chains": chains(1)}, prefer_skip_nested_validation=True
 )
-def log_likelihood_raise(
-    X,
-    components,
-    intercept_visible,
-    intercept_hidden,
-    *,
-    base_rate=None,
-    n_chains=100,
-    betas=None,
-    random_state=None,
-):
+@shared_docstring
+def log_likelihood_raise(X, components, intercept_visible, intercept_hidden, *,
+                         base_rate=None, n_chains=100, betas=None,
+                         random_state=None):  # fmt: skip
     """Estimate each row's log-likelihood by reverse annealing (RAISE).
 
     The Reverse AIS Estimator of Burda, Grosse & Salakhutdinov (2015),
@@ -206,21 +201,13 @@ def log_likelihood_raise(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_visible)
-        Binary rows to score.
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
+    %(binary_rows)s
+    %(rbm)s
     base_rate : array-like of shape (n_visible,), default=None
         Visible biases of the base model, as in :func:`log_partition_ais`.
     n_chains : int, default=100
         Reverse chains per row.
-    betas : int, {'linear', 'three-segment'}, array-like or None, default=None
-        Temperature schedule, see :func:`ais_betas`; ``None`` means 1,000
-        evenly spaced temperatures.
+    %(schedule)s
     random_state : int, RandomState instance or None, default=None
         Seed of the chains. Each row's chains draw from a stream keyed by a
         hash of the row and this seed, so a row's estimate does not depend on
@@ -256,25 +243,12 @@ def _binary_path(components, intercept_visible, intercept_hidden, base_rate):
 
 
 @validate_params(
-    {
-        **_RAISE_CONSTRAINTS,
-        "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-        "n_reverse_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
+    {**_RAISE_CONSTRAINTS, **BOUNDS_CHAINS}, prefer_skip_nested_validation=True
 )
-def log_likelihood_bounds(
-    X,
-    components,
-    intercept_visible,
-    intercept_hidden,
-    *,
-    base_rate=None,
-    n_chains=100,
-    n_reverse_chains=10,
-    betas=None,
-    random_state=None,
-):
+@shared_docstring
+def log_likelihood_bounds(X, components, intercept_visible, intercept_hidden, *,
+                          base_rate=None, n_chains=100, n_reverse_chains=10,
+                          betas=None, random_state=None):  # fmt: skip
     """Bracket the mean log-likelihood of ``X`` between RAISE and forward AIS.
 
     ``upper`` comes from annealed importance sampling (AIS, Salakhutdinov &
@@ -322,14 +296,8 @@ def log_likelihood_bounds(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_visible)
-        Binary rows to score.
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
+    %(binary_rows)s
+    %(rbm)s
     base_rate : array-like of shape (n_visible,), default=None
         Visible biases of the base model of forward AIS, as in
         :func:`log_partition_ais` (usually :func:`base_rate_bias` of the
@@ -366,8 +334,8 @@ def log_likelihood_bounds(
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_rbm.likelihood import free_energy, log_likelihood_bounds
-    >>> from sklearn_rbm.likelihood import log_partition_exact
+    >>> from sklearn_rbm.likelihood import (
+    ...     free_energy, log_likelihood_bounds, log_partition_exact)
     >>> rng = np.random.RandomState(0)
     >>> W = rng.randn(6, 12); b = rng.randn(12); c = rng.randn(6)
     >>> X = (rng.rand(40, 12) < 0.5).astype(float)
@@ -475,33 +443,23 @@ def _bracket(neg_free_energy, forward, reverse, betas, random_state):
 # gaussian_log_partition_ais, from the data down to independent Gaussians.
 
 _GAUSSIAN_RAISE_CONSTRAINTS = {
-    **{name: rule for name, rule in _RAISE_CONSTRAINTS.items() if name != "base_rate"},
-    "sigma": [Interval(numbers.Real, 0, None, closed="neither"), "array-like"],
-    "base_mean": ["array-like", None],
-    "base_sigma": ["array-like", None],
+    "X": ["array-like", "sparse matrix"],
+    **RBM_CONSTRAINTS,
+    **SIGMA_CONSTRAINTS,
+    **GAUSSIAN_BASE_CONSTRAINTS,
+    **ANNEALING_CONSTRAINTS,
 }
 
 
 @validate_params(
-    {
-        **_GAUSSIAN_RAISE_CONSTRAINTS,
-        "n_chains": [Interval(numbers.Integral, 1, None, closed="left")],
-    },
+    {**_GAUSSIAN_RAISE_CONSTRAINTS, "n_chains": chains(1)},
     prefer_skip_nested_validation=True,
 )
-def gaussian_log_likelihood_raise(
-    X,
-    components,
-    intercept_visible,
-    intercept_hidden,
-    sigma,
-    *,
-    base_mean=None,
-    base_sigma=None,
-    n_chains=100,
-    betas=None,
-    random_state=None,
-):
+@shared_docstring
+def gaussian_log_likelihood_raise(X, components, intercept_visible, intercept_hidden,
+                                  sigma, *, base_mean=None, base_sigma=None,
+                                  n_chains=100, betas=None,
+                                  random_state=None):  # fmt: skip
     """Estimate each row's log-density under a Gaussian-Bernoulli RBM by RAISE.
 
     :func:`log_likelihood_raise` for real-valued rows: the reverse chains of
@@ -513,30 +471,22 @@ def gaussian_log_likelihood_raise(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_visible)
-        Real-valued rows to score.
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
-    sigma : float or array-like of shape (n_visible,)
-        Standard deviations of the visible units, positive.
+    %(real_rows)s
+    %(rbm)s
+    %(sigma)s
     base_mean, base_sigma : array-like of shape (n_visible,), default=None
         The base model, as in :func:`gaussian_log_partition_ais`.
     n_chains : int, default=100
         Reverse chains per row.
-    betas : int, {'linear', 'three-segment'}, array-like or None, default=None
-        Temperature schedule, see :func:`ais_betas`; ``None`` means 1,000
-        evenly spaced temperatures.
+    %(schedule)s
     random_state : int, RandomState instance or None, default=None
         Seed of the chains (each row's stream is keyed by a hash of the row).
 
     Returns
     -------
     log_density : ndarray of shape (n_samples,)
-        The RAISE estimate of ``log p(v)`` of each row, in nats (float64).
+        Each row's RAISE estimate of its log-density ``log p(v)``, in nats
+        (float64).
 
     Examples
     --------
@@ -571,27 +521,13 @@ def _gaussian_rows_and_path(X, components, intercept_visible, intercept_hidden, 
 
 
 @validate_params(
-    {
-        **_GAUSSIAN_RAISE_CONSTRAINTS,
-        "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-        "n_reverse_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
+    {**_GAUSSIAN_RAISE_CONSTRAINTS, **BOUNDS_CHAINS}, prefer_skip_nested_validation=True
 )
-def gaussian_log_likelihood_bounds(
-    X,
-    components,
-    intercept_visible,
-    intercept_hidden,
-    sigma,
-    *,
-    base_mean=None,
-    base_sigma=None,
-    n_chains=100,
-    n_reverse_chains=10,
-    betas=None,
-    random_state=None,
-):
+@shared_docstring
+def gaussian_log_likelihood_bounds(X, components, intercept_visible, intercept_hidden,
+                                   sigma, *, base_mean=None, base_sigma=None,
+                                   n_chains=100, n_reverse_chains=10, betas=None,
+                                   random_state=None):  # fmt: skip
     """Bracket the mean log-density of ``X`` between RAISE and forward AIS.
 
     :func:`log_likelihood_bounds` for a Gaussian-Bernoulli RBM, in the same
@@ -608,14 +544,8 @@ def gaussian_log_likelihood_bounds(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_visible)
-        Real-valued rows to score.
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
+    %(real_rows)s
+    %(rbm)s
     sigma : float or array-like of shape (n_visible,)
         Standard deviations of the visible units.
     base_mean, base_sigma : array-like of shape (n_visible,), default=None
@@ -633,8 +563,8 @@ def gaussian_log_likelihood_bounds(
     Returns
     -------
     bounds : LikelihoodBounds
-        ``(lower, upper)``, mean log-densities per sample in nats, with
-        ``lower <= upper``.
+        ``(lower, upper)`` with ``lower <= upper``: mean log-densities per
+        sample, in nats.
 
     Warns
     -----

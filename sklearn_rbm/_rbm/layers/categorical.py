@@ -161,6 +161,17 @@ def add_bias_sample_keyed_(pre, bias, q, key):
 
 
 @jit
+def sample_per_example_(pre, bias, q, keys, step, n_chains):
+    """In place: :func:`add_bias_sample_keyed_` where the chains of data row
+    ``e`` (rows ``e * n_chains`` to ``(e + 1) * n_chains``) draw from the
+    stream ``step_key(keys[e], step)``, whatever rows share the call
+    (reverse annealing)."""
+    for e in range(keys.shape[0]):
+        chains = pre[e * n_chains : (e + 1) * n_chains]
+        add_bias_sample_keyed_(chains, bias, q, step_key(keys[e], step))
+
+
+@jit
 def add_bias_sample_(pre, bias, q, rng):
     """:func:`add_bias_sample_keyed_` from a fresh stream of ``rng``."""
     add_bias_sample_keyed_(pre, bias, q, new_key(rng))
@@ -442,11 +453,7 @@ def _path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
     base_bias, _, visible_bias = path
     gemm_(beta, A, W, 0.0, V)
     annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
-    for e in range(keys.shape[0]):
-        add_bias_sample_keyed_(
-            V[e * n_chains : (e + 1) * n_chains], visible_bias, units.n_states,
-            step_key(keys[e], step),
-        )  # fmt: skip
+    sample_per_example_(V, visible_bias, units.n_states, keys, step, n_chains)
 
 
 def units_of(bias, n_states, dtype=None):
