@@ -1,7 +1,10 @@
 """Reverse annealing (RAISE, Burda, Grosse & Salakhutdinov 2015): a
 per-row log-likelihood estimate that errs low, and the bracket it makes with
-forward AIS, for binary and Gaussian-Bernoulli RBMs. Public through
-:mod:`sklearn_rbm.likelihood`."""
+forward AIS. One worker of each (:func:`raise_estimates`,
+:func:`likelihood_bounds`) runs on the annealing path of any visible layer
+(binary, Gaussian, categorical: ``annealing_path`` in ``_rbm/layers/``); the
+binary and Gaussian-Bernoulli functions public through
+:mod:`sklearn_rbm.likelihood` are validated faces over them."""
 
 import hashlib
 import numbers

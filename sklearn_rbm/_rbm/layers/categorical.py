@@ -32,7 +32,9 @@ fix: the centred hidden bias does not move when ``W`` is made zero-sum.
 **Base model.** Annealing and tempering start from the independent-site
 model: ``b_{i a} = log f_{i a}``, the (weighted) frequencies of the
 training data mixed with ``PSEUDOCOUNT`` of the uniform distribution, also
-the initial fields of a fit.
+the initial fields of a fit. Reverse annealing (the lower end of
+``log_likelihood_bounds``) ends in the same model fitted to the RBM's own
+state frequencies, those of the forward AIS chains.
 
 **Regularisers** (Tubiana et al. 2019): ``l2_fields / 2 * ||b||^2`` and the
 ``L1^2`` penalty ``l1b / (2 L q) * sum_j (sum_{i a} |W_{j i a}|)^2``,
