@@ -168,7 +168,7 @@ def potts_uses():
 
 def categorical_uses(dtype):
     """CategoricalRBM: every solver and hidden unit type, sample weights,
-    exact and AIS scores, the queries."""
+    exact and AIS scores, the bounds, the queries."""
     from sklearn_rbm import CategoricalRBM
 
     rng = np.random.RandomState(0)
@@ -189,6 +189,7 @@ def categorical_uses(dtype):
         rbm.sample(2, n_steps=2, method="pt", random_state=0)
         rbm.set_params(score_method="ais", ais_betas=10, ais_n_chains=4)
         rbm.score(X)
+        rbm.log_likelihood_bounds(X[:2])
     CategoricalRBM(n_components=3, l1b=0.1, l2_fields=0.1, n_iter=1).fit(X)
 
 

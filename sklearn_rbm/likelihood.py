@@ -32,7 +32,9 @@ imports it. The code lives by concern in private modules:
 :class:`LogPartition`), ``_partition/annealing.py`` (the schedules and the AIS
 kernel over any layers), ``_partition/ais.py`` and ``_partition/gaussian.py``
 (the validated AIS and Gaussian functions, over the layers of
-``_rbm/layers``), ``_partition/reverse_ais.py`` (RAISE and the bounds).
+``_rbm/layers``), ``_partition/reverse_ais.py`` (RAISE and the bounds, over
+any visible layer's annealing path), ``_partition/parameters.py`` (the
+parameters these functions share: constraints and descriptions).
 """
 
 from ._partition.ais import base_rate_bias, log_partition_ais

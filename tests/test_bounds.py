@@ -3,6 +3,7 @@ the exact mean log-likelihood (enumerated by brute force on tiny models) over
 several seeds, never return ``lower > upper``, and batch their reverse chains
 without changing any row's numbers."""
 
+import functools
 import itertools
 import warnings
 
@@ -12,6 +13,9 @@ from scipy.special import logsumexp
 
 from sklearn_rbm._core.sklearn_compat import InvalidParameterError
 from sklearn_rbm._partition import reverse_ais
+from sklearn_rbm._rbm.layers import bernoulli, categorical, gaussian
+from sklearn_rbm._rbm.layers.categorical import independent_site_fields
+from sklearn_rbm._rbm.layers.relu import BernoulliHidden
 from sklearn_rbm.likelihood import (
     LogPartition,
     base_rate_bias,
@@ -152,14 +156,17 @@ def test_batched_reverse_chains_equal_row_by_row(monkeypatch):
     rng = np.random.default_rng(1)
     R = rng.standard_normal((7, 8))
     sigma = np.full(8, 0.9)
-    runs = {
-        "binary": lambda rows: reverse_ais._raise_binary(
-            rows, W, b, c, base, schedule, 5, 11
-        ),
-        "gaussian": lambda rows: reverse_ais._raise_gaussian(
-            rows, 0.3 * W, b, c, sigma, np.zeros(8), np.ones(8), schedule, 5, 11
+    paths = {
+        "binary": bernoulli.annealing_path(W, b, c, base),
+        "gaussian": gaussian.annealing_path(
+            0.3 * W, b, c, sigma, np.zeros(8), np.ones(8)
         ),
     }
+    runs = {
+        name: functools.partial(reverse_ais._raise_rows, path=path,
+                                schedule=schedule, n_chains=5, seed=11)
+        for name, path in paths.items()
+    }  # fmt: skip
     for name, rows in (("binary", X), ("gaussian", R)):
         batch = runs[name](rows)
         alone = [runs[name](rows[i : i + 1]) for i in range(7)]
@@ -214,3 +221,90 @@ def test_estimator_bounds_bracket_exact_on_digits():
         lower, upper = rbm.log_likelihood_bounds(X[1500:1530])
     exact = rbm.score(X[1500:1530])
     assert lower <= exact <= upper and upper - lower < 0.2
+
+
+def brute_categorical_log_p(X, W, b, c, n_states):
+    """``log p(v)`` of a categorical-Bernoulli RBM by summing every joint
+    state (one-hot codes of all ``q^L`` visible states, all hidden states)."""
+    n_hidden, n_columns = W.shape
+    n_sites = n_columns // n_states
+
+    def one_hot(codes):
+        codes = np.asarray(codes, dtype=int)
+        return np.eye(n_states)[codes].reshape(codes.shape[0], n_columns)
+
+    V = one_hot(list(itertools.product(range(n_states), repeat=n_sites)))
+    H = np.array(list(itertools.product([0.0, 1.0], repeat=n_hidden)))
+    log_z = logsumexp(H @ W @ V.T + (V @ b)[None, :] + (H @ c)[:, None])
+    S = one_hot(X)
+    log_joint_rows = H @ W @ S.T + (S @ b)[None, :] + (H @ c)[:, None]
+    return logsumexp(log_joint_rows, axis=0) - log_z
+
+
+def categorical_model_and_rows(seed, n_hidden=4, n_sites=4, n_states=3):
+    """A tiny categorical RBM and rows from independent sites with their own
+    frequencies (not the model's), with the independent-site model of the
+    rows as the forward base."""
+    rng = np.random.default_rng(seed)
+    W = 1.2 * rng.standard_normal((n_hidden, n_sites * n_states))
+    b, c = rng.standard_normal(n_sites * n_states), rng.standard_normal(n_hidden)
+    frequencies = rng.dirichlet(np.ones(n_states), size=n_sites)
+    X = np.array(
+        [[rng.choice(n_states, p=f) for f in frequencies] for _ in range(30)],
+        dtype=float,
+    )
+    return W, b, c, X, independent_site_fields(X, n_states)
+
+
+def test_categorical_bounds_bracket_the_exact_value_over_seeds():
+    for seed in range(10):
+        W, b, c, X, fields = categorical_model_and_rows(seed)
+        exact = brute_categorical_log_p(X, W, b, c, 3).mean()
+        path = categorical.annealing_path(W, b, c, 3, BernoulliHidden(), fields)
+        lower, upper = reverse_ais.likelihood_bounds(X, path, 100, 10, None, seed)
+        assert lower <= exact <= upper, (seed, lower, exact, upper)
+        assert upper - lower < 0.3, (seed, lower, exact, upper)
+
+
+def test_categorical_rbm_bounds_bracket_its_exact_score_and_repeat():
+    """Fitted CategoricalRBMs with binary and ReLU hidden units: the bracket
+    holds the exact score (enumerated), the same fitted seed gives the same
+    bounds bit for bit, and a row's reverse chains do not depend on the rows
+    beside it."""
+    from sklearn_rbm import CategoricalRBM
+
+    _, _, _, X, _ = categorical_model_and_rows(0)
+    X[:, 1] = (X[:, 0] + 1) % 3  # a coupling for the hidden units to learn
+    for hidden_unit in ("bernoulli", "relu"):
+        rbm = CategoricalRBM(
+            n_components=3, n_states=3, hidden_unit=hidden_unit, n_iter=10,
+            learning_rate=0.05, ais_betas=500, random_state=0,
+        ).fit(X)  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            lower, upper = rbm.log_likelihood_bounds(X)
+        assert lower <= rbm.score(X) <= upper, (hidden_unit, lower, upper)
+        assert upper - lower < 0.3
+        assert (lower, upper) == rbm.log_likelihood_bounds(X)
+    path = rbm._visible_layer().annealing_path(rbm)
+    schedule = np.linspace(0.0, 1.0, 30)
+    batch = reverse_ais._raise_rows(X[:6], path, schedule, 4, 3)[0]
+    alone = [reverse_ais._raise_rows(X[i : i + 1], path, schedule, 4, 3)[0]
+             for i in range(6)]  # fmt: skip
+    np.testing.assert_allclose(batch, np.concatenate(alone), rtol=1e-12)
+
+
+def test_categorical_bounds_on_protein_sized_rows():
+    """Smoke test at the width of a protein family (53 sites, 21 states)."""
+    from sklearn_rbm import CategoricalRBM
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 21, size=(60, 53)).astype(float)
+    rbm = CategoricalRBM(
+        n_components=8, n_states=21, n_iter=2, ais_n_chains=20, ais_betas=50,
+        random_state=0,
+    ).fit(X)  # fmt: skip
+    lower, upper = rbm.log_likelihood_bounds(X[:10])
+    assert np.isfinite(lower) and np.isfinite(upper) and lower <= upper
+    with pytest.raises(ValueError, match="21"):
+        rbm.log_likelihood_bounds(np.full((2, 53), 21.0))

@@ -13,6 +13,7 @@ from .._core.utils import check_named_array, check_unit_interval
 from .._rbm.layers.bernoulli import base_rate_bias as _base_rate_bias
 from .._rbm.layers.bernoulli import log_partition_ais_of
 from .annealing import SCHEDULE_CONSTRAINT, ais_betas  # noqa: F401 (re-exported)
+from .parameters import ANNEALING_CONSTRAINTS, RBM_CONSTRAINTS, chains, shared_docstring
 
 
 @validate_params(
@@ -55,26 +56,17 @@ def base_rate_bias(X, *, clip=1e-3):
 
 @validate_params(
     {
-        "components": ["array-like"],
-        "intercept_visible": ["array-like"],
-        "intercept_hidden": ["array-like"],
+        **RBM_CONSTRAINTS,
         "base_rate": ["array-like", None],
-        "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-        "betas": [*SCHEDULE_CONSTRAINT, None],
-        "random_state": ["random_state"],
+        "n_chains": chains(2),
+        **ANNEALING_CONSTRAINTS,
     },
     prefer_skip_nested_validation=True,
 )
-def log_partition_ais(
-    components,
-    intercept_visible,
-    intercept_hidden,
-    *,
-    base_rate=None,
-    n_chains=100,
-    betas=None,
-    random_state=None,
-):
+@shared_docstring
+def log_partition_ais(components, intercept_visible, intercept_hidden, *,
+                      base_rate=None, n_chains=100, betas=None,
+                      random_state=None):  # fmt: skip
     """Estimate ``log Z`` of a binary RBM by annealed importance sampling.
 
     AIS (Neal 2001) as applied to RBMs by Salakhutdinov & Murray (2008): the
@@ -88,12 +80,7 @@ def log_partition_ais(
 
     Parameters
     ----------
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
+    %(rbm)s
     base_rate : array-like of shape (n_visible,), default=None
         Visible biases ``b_A`` of the base model, usually
         :func:`base_rate_bias` of the training data; ``None`` uses zeros (the
@@ -102,11 +89,8 @@ def log_partition_ais(
     n_chains : int, default=100
         Number of independent AIS runs ``M`` (Upadhya & Sastry 2017 and Ping, Liu &
         Ihler 2016 use 100).
-    betas : int, {'linear', 'three-segment'}, array-like or None, default=None
-        Temperature schedule, see :func:`ais_betas`; ``None`` means 1,000
-        evenly spaced temperatures.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the chains.
+    %(schedule)s
+    %(seed)s
 
     Returns
     -------

@@ -12,10 +12,11 @@ draws), so a unit type gets AIS by supplying its base model.
 """
 
 import numbers
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._core.sklearn_compat import Interval, StrOptions
 from .._core.utils import (
     as_real_array,
     blas_threads_for,
@@ -34,15 +35,7 @@ from .._rbm.layers.base import (
     path_statistics,
 )
 from .exact import LogPartition
-
-#: What a temperature schedule may be (see :func:`ais_betas`), for
-#: ``validate_params`` and ``_parameter_constraints``.
-SCHEDULE_CONSTRAINT = [
-    Interval(numbers.Integral, 2, None, closed="left"),
-    StrOptions({"linear", "three-segment"}),
-    "array-like",
-]
-
+from .parameters import SCHEDULE_CONSTRAINT  # noqa: F401 (re-exported)
 
 #: The most temperatures an AIS schedule given by its count may have: 700
 #: times the longest published schedule (80 MB of inverse temperatures); a
@@ -173,20 +166,64 @@ def ais_log_weights(units, hidden, base, W, betas, n_chains, rng):
     return log_w, V
 
 
-def run_ais(units, hidden, W, base, schedule, n_chains, random_state, log_z_base,
-            return_states=False):  # fmt: skip
+class AnnealingPath(NamedTuple):
+    """An RBM and the base model its annealing starts from, as the AIS and
+    RAISE kernels take them, with what the likelihood code needs of its
+    visible layer besides. Each visible layer makes its own
+    (``annealing_path`` in ``_rbm/layers/``); the code that runs AIS, RAISE
+    and the bracket of the two (``reverse_ais.py``) never asks which.
+
+    Parameters
+    ----------
+    units : NamedTuple
+        The visible layer's kernel units, their bias the model's.
+    hidden : NamedTuple
+        The hidden layer's kernel units, their bias the model's ``c``.
+    W : ndarray of shape (n_hidden, n_columns)
+        The weights, as the kernels take them.
+    base : object
+        The visible layer's base model in kernel form (``path_context``).
+    log_z_base : float
+        ``log Z`` of the base model with the hidden units disconnected.
+    free_energy : callable
+        ``F(v)`` (float64) of checked rows, as the public functions take them.
+    fit_base : callable
+        ``(states, weights) -> (base, log_z_base)``: the layer's base model
+        fitted to chain states weighted by ``weights`` (summing to 1): the
+        base of reverse annealing, fitted to the RBM rather than the data.
+    statistics : callable or None
+        A dense block of checked rows to the rows the kernels anneal (one-hot
+        codes of categorical rows); ``None``: the rows themselves.
+    binary : bool
+        Whether the kernels' rows are 0/1 (their random streams are keyed by
+        their bits, else by their float64 values).
+    """
+
+    units: Any
+    hidden: Any
+    W: np.ndarray
+    base: Any
+    log_z_base: float
+    free_energy: Callable
+    fit_base: Callable
+    statistics: Callable | None = None
+    binary: bool = True
+
+
+def run_ais(path, schedule, n_chains, random_state, return_states=False):
     """``log Z`` by AIS with its band: :func:`ais_log_weights` on the
-    temperatures ``schedule`` (an array from :func:`ais_betas`), seeded by
-    ``random_state``; ``log_z_base`` is the base model's ``log Z``. With
+    :class:`AnnealingPath` ``path``, at the temperatures ``schedule`` (an
+    array from :func:`ais_betas`), seeded by ``random_state``. With
     ``return_states``, also the chains' last visible states and their log
     importance weights: weighted, they estimate expectations under the RBM
     (the base model of reverse annealing is fitted to them)."""
-    n_hidden, n_visible = W.shape
+    n_hidden, n_visible = path.W.shape
     check_chains_memory(n_chains, n_hidden + n_visible, "n_chains")
     with blas_threads_for(n_chains * n_hidden * n_visible):
         log_w, states = ais_log_weights(
-            units, hidden, base, W, schedule, n_chains, kernel_rng(random_state)
-        )
+            path.units, path.hidden, path.base, path.W, schedule, n_chains,
+            kernel_rng(random_state),
+        )  # fmt: skip
     check_log_weights(log_w, "AIS")
-    estimate = LogPartition(*ais_band(log_w, log_z_base), method="ais")
+    estimate = LogPartition(*ais_band(log_w, path.log_z_base), method="ais")
     return (estimate, states, log_w) if return_states else estimate

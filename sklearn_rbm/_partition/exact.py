@@ -11,6 +11,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from .._core.sklearn_compat import validate_params
 from .._core.utils import as_real_array, check_named_array, kernel_array
 from .enumeration import log_partition_enumerate
+from .parameters import RBM_CONSTRAINTS, shared_docstring
 
 #: ``score_method='auto'`` enumerates exactly while the enumerated layer (the
 #: smaller layer of an RBM, the hidden layer of a Gaussian RBM, the units of an
@@ -88,14 +89,10 @@ def _check_rbm(components, intercept_visible, intercept_hidden):
 
 
 @validate_params(
-    {
-        "X": ["array-like", "sparse matrix"],
-        "components": ["array-like"],
-        "intercept_visible": ["array-like"],
-        "intercept_hidden": ["array-like"],
-    },
+    {"X": ["array-like", "sparse matrix"], **RBM_CONSTRAINTS},
     prefer_skip_nested_validation=True,
 )
+@shared_docstring
 def free_energy(X, components, intercept_visible, intercept_hidden):
     """Free energy ``F(v) = -b^T v - sum_j softplus(W_j v + c_j)`` of each row.
 
@@ -106,12 +103,7 @@ def free_energy(X, components, intercept_visible, intercept_hidden):
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_visible)
         Visible vectors (finite; dense or CSR).
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
+    %(rbm)s
 
     Returns
     -------
@@ -153,6 +145,7 @@ def _free_energy(X, W, b, c):
     ).sum(axis=1)
 
 
+@shared_docstring
 def log_partition_exact(components, intercept_visible, intercept_hidden):
     """Exact ``log Z`` of a binary RBM by enumerating its smaller layer.
 
@@ -164,12 +157,7 @@ def log_partition_exact(components, intercept_visible, intercept_hidden):
 
     Parameters
     ----------
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
+    %(rbm)s
 
     Returns
     -------

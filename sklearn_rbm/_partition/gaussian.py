@@ -9,9 +9,7 @@ sigma_i^2 - c^T h``. Its log-likelihood ``log p(v) = -F(v) - log Z`` is a log
 ``v`` in closed form and sums over ``h``.
 """
 
-import numbers
-
-from .._core.sklearn_compat import Interval, validate_params
+from .._core.sklearn_compat import validate_params
 from .._rbm.layers.gaussian import (
     check_gaussian_rbm,
     check_gaussian_rows,
@@ -19,7 +17,14 @@ from .._rbm.layers.gaussian import (
     log_partition_ais_of,
     log_partition_exact_of,
 )
-from .annealing import SCHEDULE_CONSTRAINT
+from .parameters import (
+    ANNEALING_CONSTRAINTS,
+    GAUSSIAN_BASE_CONSTRAINTS,
+    RBM_CONSTRAINTS,
+    SIGMA_CONSTRAINTS,
+    chains,
+    shared_docstring,
+)
 
 __all__ = [
     "gaussian_free_energy",
@@ -28,12 +33,7 @@ __all__ = [
 ]
 
 
-_GAUSSIAN_RBM_CONSTRAINTS = {
-    "components": ["array-like"],
-    "intercept_visible": ["array-like"],
-    "intercept_hidden": ["array-like"],
-    "sigma": [Interval(numbers.Real, 0, None, closed="neither"), "array-like"],
-}
+_GAUSSIAN_RBM_CONSTRAINTS = {**RBM_CONSTRAINTS, **SIGMA_CONSTRAINTS}
 
 
 @validate_params(
@@ -74,6 +74,7 @@ def gaussian_free_energy(X, components, intercept_visible, intercept_hidden, sig
 
 
 @validate_params(_GAUSSIAN_RBM_CONSTRAINTS, prefer_skip_nested_validation=True)
+@shared_docstring
 def gaussian_log_partition_exact(
     components, intercept_visible, intercept_hidden, sigma
 ):
@@ -89,14 +90,8 @@ def gaussian_log_partition_exact(
 
     Parameters
     ----------
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
-    sigma : float or array-like of shape (n_visible,)
-        Standard deviations of the visible units, positive.
+    %(rbm)s
+    %(sigma)s
 
     Returns
     -------
@@ -106,8 +101,8 @@ def gaussian_log_partition_exact(
     Raises
     ------
     ValueError
-        When the hidden layer has more than ``MAX_ENUMERABLE_UNITS`` (30)
-        units (use :func:`gaussian_log_partition_ais`).
+        Beyond ``MAX_ENUMERABLE_UNITS`` (30) hidden units: use
+        :func:`gaussian_log_partition_ais` there.
 
     Examples
     --------
@@ -127,30 +122,17 @@ def gaussian_log_partition_exact(
 
 @validate_params(
     {
-        "components": ["array-like"],
-        "intercept_visible": ["array-like"],
-        "intercept_hidden": ["array-like"],
-        "sigma": [Interval(numbers.Real, 0, None, closed="neither"), "array-like"],
-        "base_mean": ["array-like", None],
-        "base_sigma": ["array-like", None],
-        "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-        "betas": [*SCHEDULE_CONSTRAINT, None],
-        "random_state": ["random_state"],
+        **_GAUSSIAN_RBM_CONSTRAINTS,
+        **GAUSSIAN_BASE_CONSTRAINTS,
+        "n_chains": chains(2),
+        **ANNEALING_CONSTRAINTS,
     },
     prefer_skip_nested_validation=True,
 )
-def gaussian_log_partition_ais(
-    components,
-    intercept_visible,
-    intercept_hidden,
-    sigma,
-    *,
-    base_mean=None,
-    base_sigma=None,
-    n_chains=100,
-    betas=None,
-    random_state=None,
-):
+@shared_docstring
+def gaussian_log_partition_ais(components, intercept_visible, intercept_hidden, sigma,
+                               *, base_mean=None, base_sigma=None, n_chains=100,
+                               betas=None, random_state=None):  # fmt: skip
     """Estimate ``log Z`` of a Gaussian-Bernoulli RBM by annealed importance sampling.
 
     The chains anneal from a base model of independent Gaussians
@@ -163,14 +145,8 @@ def gaussian_log_partition_ais(
 
     Parameters
     ----------
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
-    sigma : float or array-like of shape (n_visible,)
-        Standard deviations of the visible units, positive.
+    %(rbm)s
+    %(sigma)s
     base_mean : array-like of shape (n_visible,), default=None
         Means of the base model, usually the training data's; ``None`` uses
         ``intercept_visible``.
@@ -179,11 +155,8 @@ def gaussian_log_partition_ais(
         ``None`` uses ``sigma``.
     n_chains : int, default=100
         Number of independent AIS runs ``M``.
-    betas : int, {'linear', 'three-segment'}, array-like or None, default=None
-        Temperature schedule, see :func:`ais_betas`; ``None`` means 1,000
-        evenly spaced temperatures.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the chains.
+    %(schedule)s
+    %(seed)s
 
     Returns
     -------

@@ -5,8 +5,8 @@ Orientation ``(n_hidden, n_visible)``; log-weights are float64 whatever the
 dtype of ``W``. The path is forward AIS's (``_partition/annealing.py``), run
 backwards through the same layer hooks (``_rbm/layers/base.py``): the visible
 layer's ``path_context``, ``path_statistics`` and ``path_sample_keyed_``,
-the hidden layer's ``anneal_``. Bernoulli and Gaussian visible units share
-this one kernel; a unit type gets RAISE by supplying those hooks.
+the hidden layer's ``anneal_``. Bernoulli, Gaussian and categorical visible
+units share this one kernel; a unit type gets RAISE by supplying those hooks.
 """
 
 import numpy as np

@@ -1,7 +1,10 @@
 """Reverse annealing (RAISE, Burda, Grosse & Salakhutdinov 2015): a
 per-row log-likelihood estimate that errs low, and the bracket it makes with
-forward AIS, for binary and Gaussian-Bernoulli RBMs. Public through
-:mod:`sklearn_rbm.likelihood`."""
+forward AIS. One worker of each (:func:`raise_estimates`,
+:func:`likelihood_bounds`) runs on the annealing path of any visible layer
+(binary, Gaussian, categorical: ``annealing_path`` in ``_rbm/layers/``); the
+binary and Gaussian-Bernoulli functions public through
+:mod:`sklearn_rbm.likelihood` are validated faces over them."""
 
 import hashlib
 import numbers
@@ -11,24 +14,27 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from .._core.sklearn_compat import Interval, validate_params
+from .._core.sklearn_compat import validate_params
 from .._core.utils import blas_threads_for, check_chains_memory, child_seed, warn
-from .._rbm.layers.bernoulli import base_log_partition as _base_log_partition
-from .._rbm.layers.bernoulli import base_rate_bias as _base_rate_bias
+from .._rbm.layers.bernoulli import annealing_path as _bernoulli_path
 from .._rbm.layers.bernoulli import check_base_rate as _check_base_rate
-from .._rbm.layers.bernoulli import log_partition_ais_of as _bernoulli_ais
-from .._rbm.layers.bernoulli import units_of as _bernoulli_units
-from .._rbm.layers.gaussian import GaussianUnits
-from .._rbm.layers.gaussian import base_log_partition as _gaussian_base_log_partition
+from .._rbm.layers.gaussian import annealing_path as _gaussian_path
 from .._rbm.layers.gaussian import check_gaussian_base as _check_gaussian_base
 from .._rbm.layers.gaussian import check_gaussian_rbm as _check_gaussian_rbm
 from .._rbm.layers.gaussian import check_gaussian_rows as _check_gaussian_rows
-from .._rbm.layers.gaussian import log_partition_ais_of as _gaussian_ais
-from .annealing import MAX_AIS_TEMPERATURES, SCHEDULE_CONSTRAINT, ais_betas
+from .annealing import MAX_AIS_TEMPERATURES, ais_betas, run_ais
 from .annealing import check_log_weights as _check_log_weights
-from .exact import _check_rbm, _free_energy, check_rows
-from .gaussian import gaussian_free_energy
+from .exact import _check_rbm, check_rows
 from .kernels import raise_log_weights
+from .parameters import (
+    ANNEALING_CONSTRAINTS,
+    BOUNDS_CHAINS,
+    GAUSSIAN_BASE_CONSTRAINTS,
+    RBM_CONSTRAINTS,
+    SIGMA_CONSTRAINTS,
+    chains,
+    shared_docstring,
+)
 
 
 class LikelihoodBounds(NamedTuple):
@@ -102,64 +108,82 @@ def _row_keys(rows, seed, binary=True):
     )
 
 
-def _reverse_log_mean_weights(
-    X, run, *, dtype, n_chains, seed, work_per_row, binary=True
-):
-    """``log mean(w)`` over each row's ``n_chains`` reverse chains, and the
-    Monte Carlo variance of each (the delta method: ``var(w) / (M mean(w)^2)``).
+def _raise_rows(X, path, schedule, n_chains, seed):
+    """RAISE estimates of checked rows on the annealing ``path`` (an
+    :class:`~sklearn_rbm._partition.annealing.AnnealingPath`) and their
+    Monte Carlo variances (the delta method: ``var(w) / (M mean(w)^2)``).
 
-    ``run(block, keys)`` is the RAISE kernel on a dense block of rows
-    (``dtype``, C order) with their row keys (:func:`_row_keys` of ``seed``);
-    blocks hold about ``_RAISE_ROWS`` chains, each block with the BLAS
-    threads that ``work_per_row`` multiply-adds per chain deserve.
+    Blocks of rows hold about ``_RAISE_ROWS`` chains, each run with the BLAS
+    threads its products deserve; a block's rows are keyed by
+    :func:`_row_keys` of ``seed``.
     """
+    n_hidden, n_visible = path.W.shape
     rows_per_call = max(1, _RAISE_ROWS // n_chains)
     log_mean_w = np.empty(X.shape[0])
     variance = np.empty(X.shape[0])
     for start in range(0, X.shape[0], rows_per_call):
         block = X[start : start + rows_per_call]
         block = block.toarray() if sp.issparse(block) else block
-        block = np.array(block, dtype=dtype, order="C")
-        with blas_threads_for(block.shape[0] * n_chains * work_per_row):
-            log_w = run(block, _row_keys(block, seed, binary))
+        if path.statistics is not None:
+            block = path.statistics(block)
+        block = np.array(block, dtype=path.W.dtype, order="C")
+        with blas_threads_for(block.shape[0] * n_chains * n_hidden * n_visible):
+            log_w = raise_log_weights(
+                path.units, path.hidden, path.base, path.W, block, schedule,
+                n_chains, _row_keys(block, seed, path.binary),
+            )  # fmt: skip
         _check_log_weights(log_w, "RAISE")
         stop = start + block.shape[0]
         log_mean_w[start:stop] = logsumexp(log_w, axis=1) - np.log(n_chains)
         # Weights relative to each row's largest: no overflow.
         w = np.exp(log_w - log_w.max(axis=1, keepdims=True))
         variance[start:stop] = w.var(axis=1) / (n_chains * w.mean(axis=1) ** 2)
-    return log_mean_w, variance
+    # log w = -F(v) - log Z_0 + (the kernel's sum over the reverse chain).
+    return log_mean_w - path.free_energy(X) - path.log_z_base, variance
+
+
+def raise_estimates(X, path, n_chains, betas, random_state):
+    """The RAISE estimate of each checked row on ``path``, as
+    :func:`log_likelihood_raise` returns them, for any visible layer."""
+    schedule = ais_betas(_DEFAULT_TEMPERATURES if betas is None else betas)
+    check_chains_memory(n_chains, sum(path.W.shape), "n_chains")
+    return _raise_rows(X, path, schedule, n_chains, child_seed(random_state))[0]
+
+
+def likelihood_bounds(X, path, n_chains, n_reverse_chains, betas, random_state):
+    """:func:`log_likelihood_bounds` of checked rows on the annealing
+    ``path``, for any visible layer: forward AIS from the path's base model,
+    RAISE from that base model refitted to the forward chains (the layer's
+    ``fit_base``)."""
+    check_chains_memory(n_chains, sum(path.W.shape), "n_chains")
+    check_chains_memory(n_reverse_chains, sum(path.W.shape), "n_reverse_chains")
+
+    def forward(schedule):
+        return run_ais(path, schedule, n_chains, random_state, return_states=True)
+
+    def reverse(schedule, states, weights, seed):
+        base, log_z_base = path.fit_base(states, weights)
+        fitted = path._replace(base=base, log_z_base=log_z_base)
+        return _raise_rows(X, fitted, schedule, n_reverse_chains, seed)
+
+    return _bracket(-path.free_energy(X), forward, reverse, betas, random_state)
 
 
 _RAISE_CONSTRAINTS = {
     "X": ["array-like", "sparse matrix"],
-    "components": ["array-like"],
-    "intercept_visible": ["array-like"],
-    "intercept_hidden": ["array-like"],
+    **RBM_CONSTRAINTS,
     "base_rate": ["array-like", None],
-    "betas": [*SCHEDULE_CONSTRAINT, None],
-    "random_state": ["random_state"],
+    **ANNEALING_CONSTRAINTS,
 }
 
 
 @validate_params(
-    {
-        **_RAISE_CONSTRAINTS,
-        "n_chains": [Interval(numbers.Integral, 1, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
+    {**_RAISE_CONSTRAINTS, "n_chains": chains(1)}, prefer_skip_nested_validation=True
 )
-def log_likelihood_raise(
-    X,
-    components,
-    intercept_visible,
-    intercept_hidden,
-    *,
-    base_rate=None,
-    n_chains=100,
-    betas=None,
-    random_state=None,
-):
+@shared_docstring
+def log_likelihood_raise(X, components, intercept_visible, intercept_hidden, *,
+                         base_rate=None, n_chains=100, betas=None,
+                         random_state=None):  # fmt: skip
     """Estimate each row's log-likelihood by reverse annealing (RAISE).
 
     The Reverse AIS Estimator of Burda, Grosse & Salakhutdinov (2015),
@@ -180,21 +204,13 @@ def log_likelihood_raise(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_visible)
-        Binary rows to score.
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
+    %(binary_rows)s
+    %(rbm)s
     base_rate : array-like of shape (n_visible,), default=None
         Visible biases of the base model, as in :func:`log_partition_ais`.
     n_chains : int, default=100
         Reverse chains per row.
-    betas : int, {'linear', 'three-segment'}, array-like or None, default=None
-        Temperature schedule, see :func:`ais_betas`; ``None`` means 1,000
-        evenly spaced temperatures.
+    %(schedule)s
     random_state : int, RandomState instance or None, default=None
         Seed of the chains. Each row's chains draw from a stream keyed by a
         hash of the row and this seed, so a row's estimate does not depend on
@@ -219,55 +235,23 @@ def log_likelihood_raise(
     >>> bool(abs(estimate.mean() - exact.mean()) < 0.01)
     True
     """
+    path = _binary_path(components, intercept_visible, intercept_hidden, base_rate)
+    X = _check_binary_rows(X, path.W.shape[1])
+    return raise_estimates(X, path, n_chains, betas, random_state)
+
+
+def _binary_path(components, intercept_visible, intercept_hidden, base_rate):
     W, b, c = _check_rbm(components, intercept_visible, intercept_hidden)
-    base = _check_base_rate(base_rate, W)
-    X = _check_binary_rows(X, W.shape[1])
-    schedule = ais_betas(_DEFAULT_TEMPERATURES if betas is None else betas)
-    check_chains_memory(n_chains, sum(W.shape), "n_chains")
-    seed = child_seed(random_state)
-    return _raise_binary(X, W, b, c, base, schedule, n_chains, seed)[0]
-
-
-def _raise_binary(X, W, b, c, base, schedule, n_chains, seed):
-    """RAISE estimates of checked binary rows and their Monte Carlo variances."""
-    # Writeable copies of read-only parameters (joblib's memmaps): one
-    # compiled kernel per dtype instead of a second one for read-only arrays.
-    W, b, c, base = (np.require(a, requirements=["C", "W"]) for a in (W, b, c, base))
-    n_hidden, n_visible = W.shape
-    log_mean_w, variance = _reverse_log_mean_weights(
-        X,
-        lambda block, keys: raise_log_weights(
-            _bernoulli_units(b), _bernoulli_units(c), base, W, block, schedule,
-            n_chains, keys,
-        ),
-        dtype=W.dtype, n_chains=n_chains, seed=seed,
-        work_per_row=n_hidden * n_visible,
-    )  # fmt: skip
-    # log w = log p*_1(v) - log Z_0 + (the kernel's sum over the reverse chain).
-    estimates = log_mean_w - _free_energy(X, W, b, c) - _base_log_partition(base, W)
-    return estimates, variance
+    return _bernoulli_path(W, b, c, _check_base_rate(base_rate, W))
 
 
 @validate_params(
-    {
-        **_RAISE_CONSTRAINTS,
-        "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-        "n_reverse_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
+    {**_RAISE_CONSTRAINTS, **BOUNDS_CHAINS}, prefer_skip_nested_validation=True
 )
-def log_likelihood_bounds(
-    X,
-    components,
-    intercept_visible,
-    intercept_hidden,
-    *,
-    base_rate=None,
-    n_chains=100,
-    n_reverse_chains=10,
-    betas=None,
-    random_state=None,
-):
+@shared_docstring
+def log_likelihood_bounds(X, components, intercept_visible, intercept_hidden, *,
+                          base_rate=None, n_chains=100, n_reverse_chains=10,
+                          betas=None, random_state=None):  # fmt: skip
     """Bracket the mean log-likelihood of ``X`` between RAISE and forward AIS.
 
     ``upper`` comes from annealed importance sampling (AIS, Salakhutdinov &
@@ -315,14 +299,8 @@ def log_likelihood_bounds(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_visible)
-        Binary rows to score.
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
+    %(binary_rows)s
+    %(rbm)s
     base_rate : array-like of shape (n_visible,), default=None
         Visible biases of the base model of forward AIS, as in
         :func:`log_partition_ais` (usually :func:`base_rate_bias` of the
@@ -359,8 +337,8 @@ def log_likelihood_bounds(
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_rbm.likelihood import free_energy, log_likelihood_bounds
-    >>> from sklearn_rbm.likelihood import log_partition_exact
+    >>> from sklearn_rbm.likelihood import (
+    ...     free_energy, log_likelihood_bounds, log_partition_exact)
     >>> rng = np.random.RandomState(0)
     >>> W = rng.randn(6, 12); b = rng.randn(12); c = rng.randn(6)
     >>> X = (rng.rand(40, 12) < 0.5).astype(float)
@@ -369,26 +347,9 @@ def log_likelihood_bounds(
     >>> bool(lower <= exact <= upper)
     True
     """
-    W, b, c = _check_rbm(components, intercept_visible, intercept_hidden)
-    base = _check_base_rate(base_rate, W)
-    X = _check_binary_rows(X, W.shape[1])
-    check_chains_memory(n_chains, sum(W.shape), "n_chains")
-    check_chains_memory(n_reverse_chains, sum(W.shape), "n_reverse_chains")
-
-    def forward(schedule):
-        return _bernoulli_ais(
-            W, b, c, base_rate=base, n_chains=n_chains, betas=schedule,
-            random_state=random_state, return_states=True,
-        )  # fmt: skip
-
-    def reverse(schedule, states, weights, seed):
-        # The Bernoulli layer's base model (logit of the clipped mean) fitted
-        # to the RBM's mean, estimated from the forward chains' last states.
-        mean = (weights @ states.astype(np.float64))[None, :]
-        fitted = _base_rate_bias(mean).astype(W.dtype)
-        return _raise_binary(X, W, b, c, fitted, schedule, n_reverse_chains, seed)
-
-    return _bracket(-_free_energy(X, W, b, c), forward, reverse, betas, random_state)
+    path = _binary_path(components, intercept_visible, intercept_hidden, base_rate)
+    X = _check_binary_rows(X, path.W.shape[1])
+    return likelihood_bounds(X, path, n_chains, n_reverse_chains, betas, random_state)
 
 
 #: Temperatures when ``betas`` is None, and how many times an int count is
@@ -485,33 +446,23 @@ def _bracket(neg_free_energy, forward, reverse, betas, random_state):
 # gaussian_log_partition_ais, from the data down to independent Gaussians.
 
 _GAUSSIAN_RAISE_CONSTRAINTS = {
-    **{name: rule for name, rule in _RAISE_CONSTRAINTS.items() if name != "base_rate"},
-    "sigma": [Interval(numbers.Real, 0, None, closed="neither"), "array-like"],
-    "base_mean": ["array-like", None],
-    "base_sigma": ["array-like", None],
+    "X": ["array-like", "sparse matrix"],
+    **RBM_CONSTRAINTS,
+    **SIGMA_CONSTRAINTS,
+    **GAUSSIAN_BASE_CONSTRAINTS,
+    **ANNEALING_CONSTRAINTS,
 }
 
 
 @validate_params(
-    {
-        **_GAUSSIAN_RAISE_CONSTRAINTS,
-        "n_chains": [Interval(numbers.Integral, 1, None, closed="left")],
-    },
+    {**_GAUSSIAN_RAISE_CONSTRAINTS, "n_chains": chains(1)},
     prefer_skip_nested_validation=True,
 )
-def gaussian_log_likelihood_raise(
-    X,
-    components,
-    intercept_visible,
-    intercept_hidden,
-    sigma,
-    *,
-    base_mean=None,
-    base_sigma=None,
-    n_chains=100,
-    betas=None,
-    random_state=None,
-):
+@shared_docstring
+def gaussian_log_likelihood_raise(X, components, intercept_visible, intercept_hidden,
+                                  sigma, *, base_mean=None, base_sigma=None,
+                                  n_chains=100, betas=None,
+                                  random_state=None):  # fmt: skip
     """Estimate each row's log-density under a Gaussian-Bernoulli RBM by RAISE.
 
     :func:`log_likelihood_raise` for real-valued rows: the reverse chains of
@@ -523,30 +474,22 @@ def gaussian_log_likelihood_raise(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_visible)
-        Real-valued rows to score.
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
-    sigma : float or array-like of shape (n_visible,)
-        Standard deviations of the visible units, positive.
+    %(real_rows)s
+    %(rbm)s
+    %(sigma)s
     base_mean, base_sigma : array-like of shape (n_visible,), default=None
         The base model, as in :func:`gaussian_log_partition_ais`.
     n_chains : int, default=100
         Reverse chains per row.
-    betas : int, {'linear', 'three-segment'}, array-like or None, default=None
-        Temperature schedule, see :func:`ais_betas`; ``None`` means 1,000
-        evenly spaced temperatures.
+    %(schedule)s
     random_state : int, RandomState instance or None, default=None
         Seed of the chains (each row's stream is keyed by a hash of the row).
 
     Returns
     -------
     log_density : ndarray of shape (n_samples,)
-        The RAISE estimate of ``log p(v)`` of each row, in nats (float64).
+        Each row's RAISE estimate of its log-density ``log p(v)``, in nats
+        (float64).
 
     Examples
     --------
@@ -563,68 +506,31 @@ def gaussian_log_likelihood_raise(
     >>> bool(abs(estimate.mean() - exact.mean()) < 0.01)
     True
     """
+    X, path = _gaussian_rows_and_path(
+        X, components, intercept_visible, intercept_hidden, sigma, base_mean,
+        base_sigma,
+    )  # fmt: skip
+    return raise_estimates(X, path, n_chains, betas, random_state)
+
+
+def _gaussian_rows_and_path(X, components, intercept_visible, intercept_hidden, sigma,
+                            base_mean, base_sigma):  # fmt: skip
     W, b, c, sigma = _check_gaussian_rbm(
         components, intercept_visible, intercept_hidden, sigma
     )
     X = _check_gaussian_rows(X, sigma, W.shape)
     base_mean, base_sigma = _check_gaussian_base(base_mean, base_sigma, b, sigma)
-    schedule = ais_betas(_DEFAULT_TEMPERATURES if betas is None else betas)
-    check_chains_memory(n_chains, sum(W.shape), "n_chains")
-    seed = child_seed(random_state)
-    return _raise_gaussian(
-        X, W, b, c, sigma, base_mean, base_sigma, schedule, n_chains, seed
-    )[0]
-
-
-def _raise_gaussian(X, W, b, c, sigma, base_mean, base_sigma, schedule, n_chains,
-                    seed):  # fmt: skip
-    """RAISE estimates of checked real rows and their Monte Carlo variances."""
-    # Writeable copies of read-only parameters, as in _raise_binary.
-    W, b, c, sigma, base_mean, base_sigma = (
-        np.require(a, requirements=["C", "W"])
-        for a in (W, b, c, sigma, base_mean, base_sigma)
-    )
-    n_hidden, n_visible = W.shape
-    log_mean_w, variance = _reverse_log_mean_weights(
-        X,
-        lambda block, keys: raise_log_weights(
-            GaussianUnits(b, sigma), _bernoulli_units(c), (base_mean, base_sigma),
-            W, block, schedule, n_chains, keys,
-        ),
-        dtype=W.dtype, n_chains=n_chains, seed=seed,
-        work_per_row=n_hidden * n_visible, binary=False,
-    )  # fmt: skip
-    # log w = -F(v) - log Z_A + (the kernel's sum over the reverse chain).
-    estimates = (
-        log_mean_w
-        - gaussian_free_energy(X, W, b, c, sigma)
-        - _gaussian_base_log_partition(base_sigma, n_hidden)
-    )
-    return estimates, variance
+    return X, _gaussian_path(W, b, c, sigma, base_mean, base_sigma)
 
 
 @validate_params(
-    {
-        **_GAUSSIAN_RAISE_CONSTRAINTS,
-        "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-        "n_reverse_chains": [Interval(numbers.Integral, 2, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
+    {**_GAUSSIAN_RAISE_CONSTRAINTS, **BOUNDS_CHAINS}, prefer_skip_nested_validation=True
 )
-def gaussian_log_likelihood_bounds(
-    X,
-    components,
-    intercept_visible,
-    intercept_hidden,
-    sigma,
-    *,
-    base_mean=None,
-    base_sigma=None,
-    n_chains=100,
-    n_reverse_chains=10,
-    betas=None,
-    random_state=None,
-):
+@shared_docstring
+def gaussian_log_likelihood_bounds(X, components, intercept_visible, intercept_hidden,
+                                   sigma, *, base_mean=None, base_sigma=None,
+                                   n_chains=100, n_reverse_chains=10, betas=None,
+                                   random_state=None):  # fmt: skip
     """Bracket the mean log-density of ``X`` between RAISE and forward AIS.
 
     :func:`log_likelihood_bounds` for a Gaussian-Bernoulli RBM, in the same
@@ -641,14 +547,8 @@ def gaussian_log_likelihood_bounds(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_visible)
-        Real-valued rows to score.
-    components : array-like of shape (n_hidden, n_visible)
-        Weight matrix ``W``.
-    intercept_visible : array-like of shape (n_visible,)
-        Visible biases ``b``.
-    intercept_hidden : array-like of shape (n_hidden,)
-        Hidden biases ``c``.
+    %(real_rows)s
+    %(rbm)s
     sigma : float or array-like of shape (n_visible,)
         Standard deviations of the visible units.
     base_mean, base_sigma : array-like of shape (n_visible,), default=None
@@ -666,8 +566,8 @@ def gaussian_log_likelihood_bounds(
     Returns
     -------
     bounds : LikelihoodBounds
-        ``(lower, upper)``, mean log-densities per sample in nats, with
-        ``lower <= upper``.
+        ``(lower, upper)`` with ``lower <= upper``: mean log-densities per
+        sample, in nats.
 
     Warns
     -----
@@ -689,34 +589,8 @@ def gaussian_log_likelihood_bounds(
     >>> bool(lower <= exact <= upper)
     True
     """
-    W, b, c, sigma = _check_gaussian_rbm(
-        components, intercept_visible, intercept_hidden, sigma
-    )
-    X = _check_gaussian_rows(X, sigma, W.shape)
-    base_mean, base_sigma = _check_gaussian_base(base_mean, base_sigma, b, sigma)
-    check_chains_memory(n_chains, sum(W.shape), "n_chains")
-    check_chains_memory(n_reverse_chains, sum(W.shape), "n_reverse_chains")
-
-    def forward(schedule):
-        return _gaussian_ais(
-            W, b, c, sigma, base_mean=base_mean, base_sigma=base_sigma,
-            n_chains=n_chains, betas=schedule, random_state=random_state,
-            return_states=True,
-        )  # fmt: skip
-
-    def reverse(schedule, states, weights, seed):
-        # Independent Gaussians fitted to the RBM's means and deviations,
-        # estimated from the forward chains' last states; an RBM's visible
-        # marginal is at least as wide as its conditional, of deviation sigma.
-        states = states.astype(np.float64)
-        mean = weights @ states
-        deviation = np.sqrt(weights @ (states - mean) ** 2)
-        fitted_mean = mean.astype(W.dtype)
-        fitted_sigma = np.maximum(deviation, sigma).astype(W.dtype)
-        return _raise_gaussian(
-            X, W, b, c, sigma, fitted_mean, fitted_sigma, schedule,
-            n_reverse_chains, seed,
-        )  # fmt: skip
-
-    neg_free_energy = -gaussian_free_energy(X, W, b, c, sigma)
-    return _bracket(neg_free_energy, forward, reverse, betas, random_state)
+    X, path = _gaussian_rows_and_path(
+        X, components, intercept_visible, intercept_hidden, sigma, base_mean,
+        base_sigma,
+    )  # fmt: skip
+    return likelihood_bounds(X, path, n_chains, n_reverse_chains, betas, random_state)

@@ -37,6 +37,7 @@ from .._core.utils import (
     kernel_rng,
     validate_held_out,
 )
+from .._partition.annealing import ais_betas, run_ais
 from .._partition.reverse_ais import (
     gaussian_log_likelihood_bounds,
     log_likelihood_bounds,
@@ -378,9 +379,8 @@ class FittedRBM(
         return self._visible_layer().exact_log_partition(self)
 
     def _ais_log_partition(self, n_chains, betas, random_state):
-        return self._visible_layer().ais_log_partition(
-            self, n_chains, betas, random_state
-        )
+        path = self._visible_layer().annealing_path(self)
+        return run_ais(path, ais_betas(betas), n_chains, random_state)
 
     def _log_unnormalised(self, X):
         return self._visible_layer().log_unnormalised(self, X)

@@ -18,6 +18,7 @@ from .._core.fit_context import fit_context
 from .._core.likelihood_mixin import check_score_settings
 from .._core.sklearn_compat import Interval, StrOptions
 from .._core.utils import FLOAT_DTYPES, check_memory
+from .._partition.reverse_ais import likelihood_bounds
 from .._potts.contacts import coupling_scores
 from .base import FittedRBM
 from .layers.categorical import CategoricalLayer, check_codes
@@ -423,6 +424,40 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
             sum_i W_{j i v_i}`` (``sigmoid`` of them for binary units).
         """
         return super().transform(X)
+
+    def log_likelihood_bounds(self, X):
+        """Mean log-likelihood of ``X`` bracketed by reverse and forward AIS.
+
+        As :meth:`DCPBernoulliRBM.log_likelihood_bounds`: ``upper`` comes
+        from forward AIS (Salakhutdinov & Murray 2008) from the
+        independent-site model, with ``ais_n_chains`` chains, ``ais_betas``
+        and the random stream fixed at fit time (the run :meth:`score` uses
+        with ``score_method='ais'``), taking the lower end of its ``log Z``
+        band; ``lower`` is the mean RAISE estimate (Burda, Grosse &
+        Salakhutdinov 2015), 10 reverse chains per row from an
+        independent-site model fitted to the RBM's own samples (the forward
+        chains' weighted state frequencies), less three Monte Carlo standard
+        errors. Each end is a bound with high probability; when
+        ``ais_betas`` is a count it is doubled while the ends cross, and
+        ``lower <= upper`` always (see
+        :func:`~sklearn_rbm.likelihood.log_likelihood_bounds`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Integer codes to score.
+
+        Returns
+        -------
+        bounds : LikelihoodBounds
+            ``(lower, upper)``, mean log-likelihoods per sequence in nats.
+        """
+        X = self._validate_query(X)
+        path = self._visible_layer().annealing_path(self)
+        return likelihood_bounds(
+            X, path, n_chains=self.ais_n_chains, n_reverse_chains=10,
+            betas=self.ais_betas, random_state=self._ais_seed,
+        )  # fmt: skip
 
     def effective_couplings(self):
         """Effective pairwise couplings of the fitted RBM's marginal over ``v``.

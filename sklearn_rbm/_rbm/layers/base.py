@@ -17,7 +17,8 @@ the initial bias and the centring offset (:meth:`Layer.fit_base`,
 (:meth:`Layer.units`), its free-energy term and its input to the other layer
 (:meth:`Layer.free_energy`, :meth:`Layer.hidden_input`), where chains start
 (:meth:`Layer.sample_start`) and ``log Z`` of an RBM with this visible layer
-(:meth:`Layer.exact_log_partition`, :meth:`Layer.ais_log_partition`).
+(:meth:`Layer.exact_log_partition`, and :meth:`Layer.annealing_path`, over
+which AIS, reverse annealing and their bracket run).
 
 **The kernel side**: the layer's numba *units*, a ``NamedTuple`` of its
 arrays (the bias and any parameters of its own; the trainer adds their
@@ -549,8 +550,9 @@ class Layer(ABC):
         """Exact ``log Z`` of the fitted RBM."""
 
     @abstractmethod
-    def ais_log_partition(self, model, n_chains, betas, random_state):
-        """``log Z`` of the fitted RBM by AIS from the base model."""
+    def annealing_path(self, model):
+        """The fitted RBM and its base model as AIS and RAISE take them (an
+        :class:`~sklearn_rbm._partition.annealing.AnnealingPath`)."""
 
     def log_unnormalised(self, model, X):
         """``log p~(v) = -F(v)`` of each validated row."""

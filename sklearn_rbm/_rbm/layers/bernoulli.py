@@ -48,7 +48,7 @@ from ..._numerics.vecmath import (
     sigmoid_native,
     softplus_gap,
 )
-from ..._partition.annealing import ais_betas, run_ais
+from ..._partition.annealing import AnnealingPath, ais_betas, run_ais
 from ..._partition.exact import _check_rbm, _free_energy, log_partition_exact
 from . import base
 from .base import Layer, centred, gemm_outer_, implements, linear_step_
@@ -371,14 +371,32 @@ def base_log_partition(base, W):
     )
 
 
+def annealing_path(W, b, c, base):
+    """The :class:`~sklearn_rbm._partition.annealing.AnnealingPath` of the
+    binary RBM ``(W, b, c)`` (checked) from the base-rate model of visible
+    biases ``base``; its base model refits as ``logit`` of the chains'
+    weighted mean."""
+    W, base = kernel_array(W, W.dtype), kernel_array(base, W.dtype)
+
+    def fit_base(states, weights):
+        mean = (weights @ states.astype(np.float64))[None, :]
+        fitted = base_rate_bias(mean).astype(W.dtype)
+        return fitted, base_log_partition(fitted, W)
+
+    return AnnealingPath(
+        units_of(b, W.dtype), units_of(c, W.dtype), W, base,
+        base_log_partition(base, W), lambda X: _free_energy(X, W, b, c), fit_base,
+    )  # fmt: skip
+
+
 def log_partition_ais_of(W, b, c, base_rate=None, n_chains=100, betas=None,
                          random_state=None, return_states=False):  # fmt: skip
     """``likelihood.log_partition_ais`` without its parameter validation."""
     W, b, c = _check_rbm(W, b, c)
-    base = check_base_rate(base_rate, W)
+    path = annealing_path(W, b, c, check_base_rate(base_rate, W))
     return run_ais(
-        units_of(b), units_of(c), W, base, ais_betas(1000 if betas is None else betas),
-        n_chains, random_state, base_log_partition(base, W), return_states,
+        path, ais_betas(1000 if betas is None else betas), n_chains, random_state,
+        return_states,
     )  # fmt: skip
 
 
@@ -442,11 +460,9 @@ class BernoulliLayer(Layer):
     def exact_log_partition(self, model):
         return log_partition_exact(*_parameters(model))
 
-    def ais_log_partition(self, model, n_chains, betas, random_state):
-        return log_partition_ais_of(
-            *_parameters(model), base_rate=model.base_rate_bias_, n_chains=n_chains,
-            betas=betas, random_state=random_state,
-        )  # fmt: skip
+    def annealing_path(self, model):
+        W, b, c = _check_rbm(*_parameters(model))
+        return annealing_path(W, b, c, check_base_rate(model.base_rate_bias_, W))
 
     def divergence_baseline(self, model, rows):
         return base_rate_log_likelihood(rows, expit(model.base_rate_bias_))

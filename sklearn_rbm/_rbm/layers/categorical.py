@@ -32,7 +32,9 @@ fix: the centred hidden bias does not move when ``W`` is made zero-sum.
 **Base model.** Annealing and tempering start from the independent-site
 model: ``b_{i a} = log f_{i a}``, the (weighted) frequencies of the
 training data mixed with ``PSEUDOCOUNT`` of the uniform distribution, also
-the initial fields of a fit.
+the initial fields of a fit. Reverse annealing (the lower end of
+``log_likelihood_bounds``) ends in the same model fitted to the RBM's own
+state frequencies, those of the forward AIS chains.
 
 **Regularisers** (Tubiana et al. 2019): ``l2_fields / 2 * ||b||^2`` and the
 ``L1^2`` penalty ``l1b / (2 L q) * sum_j (sum_{i a} |W_{j i a}|)^2``,
@@ -53,11 +55,12 @@ from scipy.special import logsumexp
 
 from ..._core.divergence import blamed_settings, diagnose, likelihood_ceiling
 from ..._core.utils import kernel_array
+from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
-from ..._numerics.random import new_key, uniform
+from ..._numerics.random import new_key, step_key, uniform
 from ..._numerics.steps import column_sum
 from ..._numerics.vecmath import exp_nonpositive
-from ..._partition.annealing import ais_betas, run_ais
+from ..._partition.annealing import AnnealingPath
 from ..._potts.data import check_codes as check_state_codes
 from . import base
 from .base import Layer, implements, linear_step_
@@ -151,18 +154,34 @@ def _draw_row_(row, q, key, counter):
 
 
 @jit
-def add_bias_sample_(pre, bias, q, rng):
+def add_bias_sample_keyed_(pre, bias, q, key):
     """In place: row ``r`` of ``pre`` (the inputs ``H W``) becomes the one-hot
     codes of states drawn from ``softmax(pre[r, site] + bias[site])`` at each
     site; the uniform of site ``i`` of row ``r`` is position ``r * L + i`` of
-    a fresh counter-based stream."""
-    key = new_key(rng)
+    the counter-based stream ``key`` (RAISE keys each data row's chains)."""
     n_rows, n_cols = pre.shape
     n_sites = n_cols // q
     tops = np.empty(n_cols, dtype=pre.dtype)
     for r in range(n_rows):
         _exponentials_(pre[r], bias, 1.0, 0.0, bias, q, tops)
         _draw_row_(pre[r], q, key, r * n_sites)
+
+
+@jit
+def sample_per_example_(pre, bias, q, keys, step, n_chains):
+    """In place: :func:`add_bias_sample_keyed_` where the chains of data row
+    ``e`` (rows ``e * n_chains`` to ``(e + 1) * n_chains``) draw from the
+    stream ``step_key(keys[e], step)``, whatever rows share the call
+    (reverse annealing)."""
+    for e in range(keys.shape[0]):
+        chains = pre[e * n_chains : (e + 1) * n_chains]
+        add_bias_sample_keyed_(chains, bias, q, step_key(keys[e], step))
+
+
+@jit
+def add_bias_sample_(pre, bias, q, rng):
+    """:func:`add_bias_sample_keyed_` from a fresh stream of ``rng``."""
+    add_bias_sample_keyed_(pre, bias, q, new_key(rng))
 
 
 @jit
@@ -436,6 +455,14 @@ def _path_sample(units, path, A, W, beta, rng):
     return V
 
 
+@implements(base.path_sample_keyed_, CategoricalUnits)
+def _path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
+    base_bias, _, visible_bias = path
+    gemm_(beta, A, W, 0.0, V)
+    annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
+    sample_per_example_(V, visible_bias, units.n_states, keys, step, n_chains)
+
+
 def units_of(bias, n_states, dtype=None):
     """Categorical units with ``bias`` (as a kernel array), ``n_states``
     states per site, no velocity and no penalty."""
@@ -535,14 +562,55 @@ def independent_site_fields(codes, n_states, weights=None, pseudocount=PSEUDOCOU
     """The log-probabilities ``(L, q)`` of the independent-site model fitted
     to ``codes``: the (weighted) site frequencies mixed with ``pseudocount``
     of the uniform distribution over each site's ``site_states[i]`` states
-    (all ``n_states`` when None; the padded states get ``PADDED_FIELD``)."""
+    (all ``n_states`` when None)."""
     frequencies = site_frequencies(codes, n_states, weights)
+    return site_fields_of(frequencies, pseudocount, site_states)
+
+
+def site_fields_of(frequencies, pseudocount=PSEUDOCOUNT, site_states=None):
+    """The log-probabilities of the site ``frequencies`` ``(L, q)`` mixed
+    with ``pseudocount`` of the uniform distribution over each site's
+    ``site_states[i]`` states (all ``q`` when None; the padded states get
+    ``PADDED_FIELD``)."""
+    n_states = frequencies.shape[1]
     if site_states is None:
         return np.log((1.0 - pseudocount) * frequencies + pseudocount / n_states)
     uniform = 1.0 / np.asarray(site_states, np.float64)[:, None]
     mixed = (1.0 - pseudocount) * frequencies + pseudocount * uniform
     mask = state_mask(site_states, n_states)
     return np.where(mask, np.log(np.where(mask, mixed, 1.0)), PADDED_FIELD)
+
+
+def annealing_path(W, b, c, n_states, hidden, site_fields, site_states=None):
+    """The :class:`~sklearn_rbm._partition.annealing.AnnealingPath` of the
+    categorical RBM ``(W, b, c)`` with ``hidden`` units (their estimator side,
+    ``relu.py``) from the independent-site model of log-probabilities
+    ``site_fields`` ``(L, q)``: rows are integer codes, annealed as their
+    one-hot codes; the base model refits to the chains' weighted state
+    frequencies (never to the padded states of columns with fewer than ``q``
+    states, ``site_states``)."""
+    W = kernel_array(W, W.dtype)
+    n_hidden = W.shape[0]
+
+    def base_of(fields):
+        # The base model: the independent-site model times the hidden units'
+        # potentials at zero input (their log Z is Gamma(0) each).
+        log_z = float(
+            logsumexp(fields, axis=1).sum() + n_hidden * hidden.cumulant_at_zero()
+        )
+        return kernel_array(fields.ravel(), W.dtype), log_z
+
+    def fit_base(states, weights):
+        frequencies = weights @ states.astype(np.float64)
+        frequencies = frequencies.reshape(-1, n_states)
+        return base_of(site_fields_of(frequencies, site_states=site_states))
+
+    return AnnealingPath(
+        units_of(b, n_states, W.dtype), hidden.units_of(kernel_array(c, W.dtype)),
+        W, *base_of(np.asarray(site_fields, np.float64)),
+        lambda X: free_energy_of(X, W, b, c, n_states, hidden), fit_base,
+        lambda X: codes_one_hot(X, n_states, W.dtype),
+    )  # fmt: skip
 
 
 # ------------------------------------------------------- the estimator side
@@ -703,21 +771,10 @@ class CategoricalLayer(Layer):
             site_states=self.site_states,
         )  # fmt: skip
 
-    def ais_log_partition(self, model, n_chains, betas, random_state):
-        W = kernel_array(model.components_, model.components_.dtype)
-        dtype = W.dtype
-        base_bias = kernel_array(model.site_fields_.ravel(), dtype)
-        # The base model: the independent-site model times the hidden units'
-        # potentials at zero input (their log Z is Gamma(0) each).
-        log_z_base = float(
-            logsumexp(model.site_fields_, axis=1).sum()
-            + W.shape[0] * self.hidden.cumulant_at_zero()
-        )
-        return run_ais(
-            units_of(model.intercept_visible_, self.n_states, dtype),
-            self.hidden.units_of(kernel_array(model.intercept_hidden_, dtype)), W,
-            base_bias,
-            ais_betas(betas), n_chains, random_state, log_z_base,
+    def annealing_path(self, model):
+        return annealing_path(
+            *_parameters(model), self.n_states, self.hidden, model.site_fields_,
+            self.site_states,
         )  # fmt: skip
 
     def log_unnormalised(self, model, X):

@@ -52,6 +52,7 @@ from ..._core.divergence import blamed_settings, diagnose
 from ..._core.utils import (
     as_real_array,
     check_magnitude,
+    kernel_array,
     largest_magnitude,
     smallest_scale,
     warn,
@@ -63,7 +64,7 @@ from ..._numerics.jit import jit, vector_jit
 from ..._numerics.normal import standard_normal
 from ..._numerics.random import new_key, step_key
 from ..._numerics.steps import bias_step_
-from ..._partition.annealing import ais_betas, run_ais
+from ..._partition.annealing import AnnealingPath, ais_betas, run_ais
 from ..._partition.exact import _check_rbm, check_enumerable, check_rows
 from . import base
 from .base import Layer, centred, gemm_outer_, implements, linear_step_
@@ -682,6 +683,32 @@ def base_log_partition(base_sigma, n_hidden):
     )
 
 
+def annealing_path(W, b, c, sigma, base_mean, base_sigma):
+    """The :class:`~sklearn_rbm._partition.annealing.AnnealingPath` of the
+    Gaussian-Bernoulli RBM ``(W, b, c, sigma)`` (checked) from independent
+    Gaussians of means ``base_mean`` and deviations ``base_sigma``; its base
+    model refits to the chains' weighted means and deviations."""
+    W, b, c, sigma, base_mean, base_sigma = (
+        kernel_array(a, W.dtype) for a in (W, b, c, sigma, base_mean, base_sigma)
+    )
+
+    def fit_base(states, weights):
+        # An RBM's visible marginal is at least as wide as its conditional,
+        # of deviation sigma.
+        states = states.astype(np.float64)
+        mean = weights @ states
+        deviation = np.sqrt(weights @ (states - mean) ** 2)
+        fitted_sigma = np.maximum(deviation, sigma).astype(W.dtype)
+        fitted = (mean.astype(W.dtype), fitted_sigma)
+        return fitted, base_log_partition(fitted_sigma, W.shape[0])
+
+    return AnnealingPath(
+        GaussianUnits(b, sigma), bernoulli_units_of(c), W, (base_mean, base_sigma),
+        base_log_partition(base_sigma, W.shape[0]),
+        lambda X: free_energy_of(X, W, b, c, sigma), fit_base, binary=False,
+    )  # fmt: skip
+
+
 def log_partition_ais_of(components, intercept_visible, intercept_hidden, sigma,
                          base_mean=None, base_sigma=None, n_chains=100, betas=None,
                          random_state=None, return_states=False):  # fmt: skip
@@ -691,9 +718,9 @@ def log_partition_ais_of(components, intercept_visible, intercept_hidden, sigma,
     )
     base_mean, base_sigma = check_gaussian_base(base_mean, base_sigma, b, sigma)
     return run_ais(
-        GaussianUnits(b, sigma), bernoulli_units_of(c), W, (base_mean, base_sigma),
+        annealing_path(W, b, c, sigma, base_mean, base_sigma),
         ais_betas(1000 if betas is None else betas), n_chains, random_state,
-        base_log_partition(base_sigma, W.shape[0]), return_states,
+        return_states,
     )  # fmt: skip
 
 
@@ -870,12 +897,10 @@ class GaussianLayer(Layer):
     def exact_log_partition(self, model):
         return log_partition_exact_of(*_parameters(model))
 
-    def ais_log_partition(self, model, n_chains, betas, random_state):
-        return log_partition_ais_of(
-            *_parameters(model), base_mean=model.base_mean_,
-            base_sigma=model.base_sigma_, n_chains=n_chains, betas=betas,
-            random_state=random_state,
-        )  # fmt: skip
+    def annealing_path(self, model):
+        W, b, c, sigma = check_gaussian_rbm(*_parameters(model))
+        base = check_gaussian_base(model.base_mean_, model.base_sigma_, b, sigma)
+        return annealing_path(W, b, c, sigma, *base)
 
     # ------------------------------------------------------- divergence
     def checked_rows(self, rows):
