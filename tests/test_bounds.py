@@ -294,6 +294,29 @@ def test_categorical_rbm_bounds_bracket_its_exact_score_and_repeat():
     np.testing.assert_allclose(batch, np.concatenate(alone), rtol=1e-12)
 
 
+def test_categorical_bounds_with_per_column_states_and_one_hot_rows():
+    """Columns of 2, 3 and 4 states (padded to 4) and the same rows one-hot:
+    the bracket holds the exact (enumerated) score, the padded states are
+    never visited by the refitted base model, and one-hot rows give the
+    bounds of their codes bit for bit."""
+    from sklearn_rbm import CategoricalRBM
+
+    rng = np.random.default_rng(1)
+    n_states = [2, 3, 4, 3]
+    X = np.column_stack([rng.integers(0, q, size=80) for q in n_states]).astype(float)
+    X[:, 2] = (X[:, 1] + 1) % 3  # a coupling for the hidden units to learn
+    settings = dict(n_components=3, n_states=n_states, n_iter=10,
+                    learning_rate=0.05, ais_betas=500, random_state=0)  # fmt: skip
+    rbm = CategoricalRBM(**settings).fit(X)
+    lower, upper = rbm.log_likelihood_bounds(X)
+    assert lower <= rbm.score(X) <= upper, (lower, rbm.score(X), upper)
+    assert upper - lower < 0.3
+    one_hot = np.hstack([np.eye(q)[X[:, i].astype(int)]
+                         for i, q in enumerate(n_states)])  # fmt: skip
+    rbm_one_hot = CategoricalRBM(one_hot=True, **settings).fit(one_hot)
+    assert rbm_one_hot.log_likelihood_bounds(one_hot) == (lower, upper)
+
+
 def test_categorical_bounds_on_protein_sized_rows():
     """Smoke test at the width of a protein family (53 sites, 21 states)."""
     from sklearn_rbm import CategoricalRBM
