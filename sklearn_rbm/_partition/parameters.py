@@ -3,12 +3,13 @@ constraints for ``validate_params`` and their descriptions for the
 docstrings (as imbalanced-learn writes its shared docstring fragments once).
 
 A docstring names a description by a line ``%(name)s`` of its own, indented
-as the description should be; :func:`shared_docstring` fills it in.
+as the description should be; :data:`shared_docstring` fills it in
+(:func:`~sklearn_rbm._core.docstrings.fill_doc`).
 """
 
 import numbers
-import re
 
+from .._core.docstrings import fill_doc
 from .._core.sklearn_compat import Interval, StrOptions
 
 #: What a temperature schedule may be (see :func:`~.annealing.ais_betas`), for
@@ -80,16 +81,6 @@ random_state : int, RandomState instance or None, default=None
     Seed of the chains.""",
 }
 
-_PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.MULTILINE)
-
-
-def _indented(match):
-    indent, name = match.groups()
-    return "\n".join(indent + line for line in DESCRIPTIONS[name].splitlines())
-
-
-def shared_docstring(function):
-    """Fill the ``%(name)s`` lines of ``function``'s docstring with
-    :data:`DESCRIPTIONS`; returns ``function``."""
-    function.__doc__ = _PLACEHOLDER.sub(_indented, function.__doc__)
-    return function
+#: Decorator: fills the ``%(name)s`` lines of a docstring from
+#: :data:`DESCRIPTIONS`.
+shared_docstring = fill_doc(**DESCRIPTIONS)
