@@ -285,21 +285,36 @@ def _visible_step(units, ctx, W, velocity, field, terms, data, chain, centring,
                         centring, rates)  # fmt: skip
 
 
-@implements(base.tempered_context, BernoulliUnits)
-def _tempered_context(units, ctx, base_bias, betas, W):
+def implements_linear_path(units):
+    """Register for the visible units ``units`` the tempering and annealing
+    hooks of a layer whose energy is linear in its statistics, ``-b . s``,
+    and whose base model is a bias of the same shape (Bernoulli units, and
+    categorical units through their one-hot statistics):
+    ``log p*_beta(v) = base . s + beta (b - base) . s + hidden terms``."""
+    implements(base.tempered_context, units)(_base_bias_context)
+    implements(base.swap_terms, units)(_linear_swap_terms)
+    implements(base.path_context, units)(_linear_path_context)
+    implements(base.path_statistics, units)(_linear_path_statistics)
+
+
+def _base_bias_context(units, ctx, base_bias, betas, W):
     return base_bias
 
 
-@implements(base.swap_terms, BernoulliUnits)
-def _swap_terms(units, ctx, tempered, S, field):
-    # log p*_t(v) = base^T v + beta_t (b - base)^T v + hidden terms.
+def _linear_swap_terms(units, ctx, tempered, S, field):
     return S, field.astype(np.float64) - tempered.astype(np.float64), False
 
 
-@implements(base.path_context, BernoulliUnits)
-def _path_context(units, base_bias, W):
+def _linear_path_context(units, base_bias, W):
     shift = (units.bias - base_bias).astype(np.float64)
     return base_bias, shift, np.empty(W.shape[1], dtype=W.dtype)
+
+
+def _linear_path_statistics(units, path, V):
+    return V, linear_terms(V, path[1])
+
+
+implements_linear_path(BernoulliUnits)
 
 
 @implements(base.path_start, BernoulliUnits)
@@ -307,11 +322,6 @@ def _path_start(units, path, n_chains, W, rng):
     V = np.zeros((n_chains, W.shape[1]), dtype=W.dtype)
     add_bias_sample_(V, path[0], rng)
     return V
-
-
-@implements(base.path_statistics, BernoulliUnits)
-def _path_statistics(units, path, V):
-    return V, linear_terms(V, path[1])
 
 
 @implements(base.path_sample, BernoulliUnits)

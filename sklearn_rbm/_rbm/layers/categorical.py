@@ -64,7 +64,7 @@ from ..._partition.annealing import AnnealingPath
 from ..._potts.data import check_codes as check_state_codes
 from . import base
 from .base import Layer, implements, linear_step_
-from .bernoulli import annealed_visible_bias_, linear_terms
+from .bernoulli import annealed_visible_bias_, implements_linear_path
 from .relu import BernoulliHidden
 from .site_states import PADDED_FIELD, decode_one_hot, encode_one_hot, state_mask
 
@@ -416,21 +416,7 @@ def _visible_step(units, ctx, W, velocity, field, terms, data, chain, centring,
     return result
 
 
-@implements(base.tempered_context, CategoricalUnits)
-def _tempered_context(units, ctx, base_bias, betas, W):
-    return base_bias
-
-
-@implements(base.swap_terms, CategoricalUnits)
-def _swap_terms(units, ctx, tempered, S, field):
-    # log p*_t(v) = base . s + beta_t (b - base) . s + hidden terms.
-    return S, field.astype(np.float64) - tempered.astype(np.float64), False
-
-
-@implements(base.path_context, CategoricalUnits)
-def _path_context(units, base_bias, W):
-    shift = (units.bias - base_bias).astype(np.float64)
-    return base_bias, shift, np.empty(W.shape[1], dtype=W.dtype)
+implements_linear_path(CategoricalUnits)
 
 
 @implements(base.path_start, CategoricalUnits)
@@ -438,11 +424,6 @@ def _path_start(units, path, n_chains, W, rng):
     V = np.zeros((n_chains, W.shape[1]), dtype=W.dtype)
     add_bias_sample_(V, path[0], units.n_states, rng)
     return V
-
-
-@implements(base.path_statistics, CategoricalUnits)
-def _path_statistics(units, path, V):
-    return V, linear_terms(V, path[1])
 
 
 @implements(base.path_sample, CategoricalUnits)
