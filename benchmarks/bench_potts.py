@@ -94,7 +94,9 @@ def time_to_objective(path, threads, target, max_iter=400):
     w = sequence_weights(X)
     rows, rw, _ = distinct_rows(X, w)
     layout = PairLayout(X.shape[1], 21)
-    objective = PseudoLikelihoodObjective(rows, rw, layout, LAMBDA_H, LAMBDA_E)
+    objective = PseudoLikelihoodObjective(
+        rows, rw, layout, LAMBDA_H, LAMBDA_E, dtype=np.float32
+    )
     theta0 = np.zeros(layout.size)
     theta0[: layout.n_fields] = independent_fields(rows, rw, 21).ravel()
     reached = {}

@@ -11,7 +11,6 @@ import numbers
 
 import numba
 import numpy as np
-import scipy.optimize
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -36,9 +35,9 @@ from .._partition.exact import LogPartition
 from . import kernels
 from .contacts import coupling_scores
 from .data import MAX_STATES, check_codes, distinct_rows
+from .solvers import SOLVERS, Problem
 from .model import (
     PairLayout,
-    Preconditioned,
     PseudoLikelihoodObjective,
     diagonal_preconditioner,
     independent_fields,
@@ -55,9 +54,6 @@ def _fit_memory(n_sites, n_states, history):
     block = n_sites * n_sites * n_states * n_states * 8
     return int((5 + history) * block)
 
-
-#: Iterations over which the stopping rule averages the objective's fall.
-_STOP_WINDOW = 5
 
 #: Gibbs sampling refuses more than this many elementary operations (a few
 #: minutes on one core) in one call.
@@ -215,7 +211,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         "n_states": [Interval(numbers.Integral, 2, MAX_STATES, closed="both"), None],
         "lambda_h": [Interval(numbers.Real, 0, None, closed="left")],
         "lambda_e": [Interval(numbers.Real, 0, None, closed="left")],
-        "solver": [StrOptions({"lbfgs"})],
+        "solver": [StrOptions(set(SOLVERS))],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, 1, closed="left")],
         "history": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -300,19 +296,23 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         rows, w, _ = distinct_rows(X, weights)
         layout = PairLayout(L, q)
         objective = PseudoLikelihoodObjective(
-            rows, w, layout, self.lambda_h, self.lambda_e
+            rows, w, layout, self.lambda_h, self.lambda_e, dtype=np.float32
         )
         theta0 = np.zeros(layout.size)
         theta0[: layout.n_fields] = independent_fields(rows, w, q).ravel()
-        # L-BFGS's vector operations are small: BLAS threads would only spin
-        # against the compiled objective's threads.
+        problem = Problem(
+            objective,
+            diagonal_preconditioner(rows, w, layout, self.lambda_h, self.lambda_e),
+            self.max_iter,
+            self.tol,
+            self.history,
+            self.verbose,
+        )
+        # The solvers' vector operations are small: BLAS threads would only
+        # spin against the compiled objective's threads.
         with _Threads(self.n_jobs), one_blas_thread():
-            scaled = Preconditioned(
-                objective,
-                diagonal_preconditioner(rows, w, layout, self.lambda_h, self.lambda_e),
-            )
-            result = self._minimise(scaled, theta0 / scaled.scale)
-        theta = result.x * scaled.scale
+            result = SOLVERS[self.solver].make_step(problem)(theta0)
+        theta = result.x
         if not np.all(np.isfinite(theta)):
             raise FloatingPointError(
                 "The pseudo-likelihood fit produced non-finite parameters; "
@@ -327,50 +327,16 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         self.effective_n_samples_ = float(weights.sum())
         self._forget_log_partition()
         self._ais_seed = child_seed(self.random_state)
-        if result.status == 1:
+        if not result.converged:
             warn(
-                f"L-BFGS stopped after max_iter={self.max_iter} iterations before "
+                f"The {self.solver} solver stopped after max_iter={self.max_iter} "
+                "iterations before "
                 f"the objective's relative fall per iteration went below "
                 f"tol={self.tol}. "
                 "Increase max_iter.",
                 ConvergenceWarning,
             )
         return self
-
-    def _minimise(self, objective, theta0):
-        """L-BFGS-B, stopped when the objective fell by less than ``tol``
-        times its value per iteration on average over the last
-        ``_STOP_WINDOW`` iterations (one iteration's decrease is too noisy a
-        signal: a short line-search step stops a fit that is far from done)."""
-        values = []
-
-        def callback(intermediate_result):
-            value = float(intermediate_result.fun)
-            values.append(value)
-            if self.verbose:
-                print(
-                    f"PottsPseudoLikelihood: iteration {len(values)}, "
-                    f"objective {value:.8g}"
-                )
-            if len(values) > _STOP_WINDOW:
-                fall = values[-1 - _STOP_WINDOW] - value
-                if fall <= self.tol * _STOP_WINDOW * max(abs(value), 1.0):
-                    raise StopIteration
-
-        return scipy.optimize.minimize(
-            objective,
-            theta0,
-            jac=True,
-            method="L-BFGS-B",
-            callback=callback,
-            options={
-                "maxiter": self.max_iter,
-                "maxcor": self.history,
-                "ftol": 0.0,
-                "gtol": 0.0,
-                "maxfun": 4 * self.max_iter + 20,
-            },
-        )
 
     # -- queries ------------------------------------------------------------
 

@@ -57,31 +57,81 @@ def neighbour_counts(XT, multiplicity, threshold):
 
 
 @jit(parallel=True)
-def pseudo_likelihood_terms(X, w, h, Jt, grad_h, grad_Jt, site_loss):
-    """Weighted negative log pseudo-likelihood of every site and its gradient.
+def pseudo_likelihood_residuals(X, w, h, K, R, row_loss, start):
+    """The negative log pseudo-likelihood of rows ``start .. start + len(R)``
+    and its derivatives in their conditional fields.
 
-    ``site_loss[i] = -sum_s w_s log P(x_si | x_s,-i)``; ``grad_h[i]`` and
-    ``grad_Jt[i]`` (overwritten) are its derivatives with respect to
-    ``h[i]`` and to the entries ``Jt[i]`` taken as free (the caller folds the
-    two entries of each symmetric coupling together). ``grad_Jt[i, i]`` is
-    not meaningful.
+    ``K`` (L, q, L q) is the row-major coupling layout, ``K[j, b, i q + a] =
+    J[i, j, a, b]``: the conditional fields of all sites of row ``s``,
+    ``H_s = h + sum_j K[j, x_sj]``, are ``L`` additions of contiguous vectors
+    of length ``L q`` (long loops that vectorise, where the site-major layout
+    adds ``L^2`` vectors of length ``q``). ``R[s - start]`` is overwritten
+    with ``w_s (P_si - onehot(x_si))`` for every site, ``row_loss[s]`` with
+    ``-w_s sum_i log P(x_si | x_s,-i)``. Blocks of 16 rows per thread.
     """
+    L = X.shape[1]
+    q = K.shape[1]
+    stop = min(X.shape[0], start + R.shape[0])
+    n_blocks = (stop - start + 15) // 16
+    for block in numba.prange(n_blocks):
+        for s in range(start + block * 16, min(stop, start + block * 16 + 16)):
+            H = R[s - start]
+            H[:] = h
+            for j in range(L):
+                row = K[j, X[s, j]]
+                for k in range(H.shape[0]):
+                    H[k] += row[k]
+            ws = w[s]
+            loss = 0.0
+            for i in range(L):
+                Hi = H[i * q : (i + 1) * q]
+                top = Hi[0]
+                for a in range(1, q):
+                    top = max(top, Hi[a])
+                xi = X[s, i]
+                observed = Hi[xi]
+                z = 0.0
+                for a in range(q):
+                    Hi[a] = np.exp(Hi[a] - top)
+                    z += Hi[a]
+                loss += top + np.log(z) - observed
+                scale = ws / z
+                for a in range(q):
+                    Hi[a] *= scale
+                Hi[xi] -= ws
+            row_loss[s] = ws * loss
+
+
+@jit(parallel=True)
+def scatter_residuals(X, R, G, start):
+    """``G[j, x_sj] += R[s - start]`` for every row of the chunk ``R`` and
+    every site ``j``: the coupling gradient in the row-major layout of
+    :func:`pseudo_likelihood_residuals`. Parallel over ``j``, rows in order:
+    the sums do not depend on the thread count."""
+    L = X.shape[1]
+    stop = min(X.shape[0], start + R.shape[0])
+    for j in numba.prange(L):
+        Gj = G[j]
+        for s in range(start, stop):
+            row = Gj[X[s, j]]
+            r = R[s - start]
+            for k in range(r.shape[0]):
+                row[k] += r[k]
+
+
+@jit(parallel=True)
+def conditional_probabilities(X, h, Jt):
+    """``P(x_si = a | x_s,-i)`` of every row, site and state, shape (n, L, q)."""
     n, L = X.shape
     q = h.shape[1]
-    for i in numba.prange(L):
-        H = np.empty(q)
-        P = np.empty(q)
-        G = grad_Jt[i]
-        G[:] = 0.0
-        gh = grad_h[i]
-        gh[:] = 0.0
-        Ji = Jt[i]
-        loss = 0.0
-        for s in range(n):
+    out = np.empty((n, L, q))
+    for s in numba.prange(n):
+        for i in range(L):
+            H = out[s, i]
             for a in range(q):
                 H[a] = h[i, a]
-            for j in range(L):  # Jt[i, i] = 0: no branch
-                row = Ji[j, X[s, j]]
+            for j in range(L):
+                row = Jt[i, j, X[s, j]]
                 for a in range(q):
                     H[a] += row[a]
             top = H[0]
@@ -89,22 +139,53 @@ def pseudo_likelihood_terms(X, w, h, Jt, grad_h, grad_Jt, site_loss):
                 top = max(top, H[a])
             z = 0.0
             for a in range(q):
-                P[a] = np.exp(H[a] - top)
-                z += P[a]
+                H[a] = np.exp(H[a] - top)
+                z += H[a]
+            for a in range(q):
+                H[a] /= z
+    return out
+
+
+@jit(parallel=True)
+def pseudo_likelihood_hessian_product(X, w, P, vh, Vt, out_h, out_Jt):
+    """The data term's Hessian times a direction ``(vh, Vt)`` (``Vt`` site
+    major, both entries of each coupling set), as free-entry derivatives like
+    :func:`pseudo_likelihood_terms`'s gradient.
+
+    Each conditional is a softmax of the fields ``H_si``, linear in the
+    parameters; its negative log has the Hessian ``diag(P) - P P^T`` in
+    ``H_si``, so the product is the scatter of ``w_s P (dH - <P, dH>)`` with
+    ``dH_si`` the direction's conditional fields (a gather). ``P`` are the
+    conditionals at the expansion point (:func:`conditional_probabilities`).
+    """
+    n, L = X.shape
+    q = vh.shape[1]
+    for i in numba.prange(L):
+        D = np.empty(q)
+        G = out_Jt[i]
+        G[:] = 0.0
+        gh = out_h[i]
+        gh[:] = 0.0
+        Vi = Vt[i]
+        for s in range(n):
+            for a in range(q):
+                D[a] = vh[i, a]
+            for j in range(L):
+                row = Vi[j, X[s, j]]
+                for a in range(q):
+                    D[a] += row[a]
+            Ps = P[s, i]
+            mean = 0.0
+            for a in range(q):
+                mean += Ps[a] * D[a]
             ws = w[s]
-            xi = X[s, i]
-            loss += ws * (top + np.log(z) - H[xi])
-            scale = ws / z
             for a in range(q):
-                P[a] *= scale
-            P[xi] -= ws
-            for a in range(q):
-                gh[a] += P[a]
+                D[a] = ws * Ps[a] * (D[a] - mean)
+                gh[a] += D[a]
             for j in range(L):
                 row = G[j, X[s, j]]
                 for a in range(q):
-                    row[a] += P[a]
-        site_loss[i] = loss
+                    row[a] += D[a]
 
 
 @jit(parallel=True)

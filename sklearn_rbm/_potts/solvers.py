@@ -1,0 +1,166 @@
+"""The solvers of :class:`~sklearn_rbm.PottsPseudoLikelihood` and their table.
+
+Each entry's ``make_step(problem, options)`` returns ``run(theta0) ->
+Result``, the whole minimisation of the penalised pseudo-likelihood from the
+parameter vector ``theta0`` (the layout of ``model.PairLayout``):
+
+* 'lbfgs': scipy's L-BFGS-B on the variables scaled by the square root of
+  an estimate of the Hessian's diagonal (``model.diagonal_preconditioner``).
+* 'newton': truncated Newton. Each step solves the Newton system by
+  conjugate gradients preconditioned by the same diagonal, with exact
+  Hessian-vector products on a fixed sample of the rows (all of them when
+  there are few), then a backtracking line search on the full objective.
+* 'nodewise': every site's conditional likelihood fitted alone (``nodewise.py``).
+* with ``alpha > 0`` (group-L1 on the coupling blocks) every solver name
+  runs proximal gradient descent (``proximal.py``).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.optimize
+
+from .._core.solvers import Solver
+from .._fvbm.joint import ARMIJO, MAX_HALVINGS, conjugate_gradient
+from .model import Preconditioned
+
+#: Iterations over which the L-BFGS stopping rule averages the objective's fall.
+STOP_WINDOW = 5
+
+# A Newton system is solved to this relative residual (the forcing term of
+# Dembo, Eisenstat & Steihaug 1982): Newton converges fast from far away on
+# this objective, so a loose solve saves more products than it costs steps.
+_NEWTON_FORCING = 0.1
+_NEWTON_MAX_CG_STEPS = 100
+# Rows per site in the Hessian sample of 'newton' (see ``_hessian_sample``).
+_HESSIAN_ROWS_PER_SITE = 40
+
+
+@dataclass
+class Result:
+    """What a solver returns: the parameters, the objective there, the
+    iterations run and whether the stopping rule (not ``max_iter``) ended it."""
+
+    x: np.ndarray
+    fun: float
+    nit: int
+    converged: bool
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a solver needs from the fit: the objective (``model``), the
+    preconditioning diagonal, the settings."""
+
+    objective: object
+    diagonal: np.ndarray
+    max_iter: int
+    tol: float
+    history: int
+    verbose: int
+
+
+def _report(problem, iteration, value):
+    if problem.verbose:
+        print(
+            f"PottsPseudoLikelihood: iteration {iteration}, objective {value:.8g}"
+        )
+
+
+def _make_lbfgs(problem, options=None):
+    """L-BFGS-B stopped when the objective fell by less than ``tol`` times its
+    value per iteration on average over the last ``STOP_WINDOW`` iterations
+    (one iteration's decrease is too noisy a signal: a short line-search step
+    stops a fit that is far from done)."""
+    scaled = Preconditioned(problem.objective, problem.diagonal)
+    scale = scaled.scale
+
+    def run(theta0):
+        values = []
+
+        def callback(intermediate_result):
+            value = float(intermediate_result.fun)
+            values.append(value)
+            _report(problem, len(values), value)
+            if len(values) > STOP_WINDOW:
+                fall = values[-1 - STOP_WINDOW] - value
+                if fall <= problem.tol * STOP_WINDOW * max(abs(value), 1.0):
+                    raise StopIteration
+
+        result = scipy.optimize.minimize(
+            scaled,
+            theta0 / scale,
+            jac=True,
+            method="L-BFGS-B",
+            callback=callback,
+            options={
+                "maxiter": problem.max_iter,
+                "maxcor": problem.history,
+                "ftol": 0.0,
+                "gtol": 0.0,
+                "maxfun": 4 * problem.max_iter + 20,
+            },
+        )
+        return Result(result.x * scale, float(result.fun), int(result.nit), result.status != 1)
+
+    return run
+
+
+def _hessian_sample(n_rows, n_sites):
+    """Rows for the Hessian products of 'newton', or None (all of them).
+
+    ``_HESSIAN_ROWS_PER_SITE`` rows per site estimate the Hessian well enough
+    to steer the direction while a product costs a fraction of a gradient;
+    the rows are evenly spaced through the (sorted, distinct) rows, so the
+    fit stays deterministic without a random stream."""
+    size = _HESSIAN_ROWS_PER_SITE * n_sites
+    if n_rows < 2 * size:
+        return None
+    return np.linspace(0, n_rows - 1, size).round().astype(np.intp)
+
+
+def _make_newton(problem, options=None):
+    """Truncated Newton with a backtracking (Armijo) line search, stopped
+    when one step lowers the objective by less than ``tol`` times its value
+    (Newton's steps shrink fast near the minimum, so one step is a reliable
+    signal) or when no step lowers it."""
+    objective = problem.objective
+    diagonal = problem.diagonal
+
+    def run(theta0):
+        theta = theta0
+        value, grad = objective(theta)
+        sample = _hessian_sample(objective.X.shape[0], objective.layout.L)
+        converged = False
+        nit = 0
+        while nit < problem.max_iter and not converged:
+            product = objective.hessian(theta, sample)
+            step, n_cg = conjugate_gradient(
+                product, -grad, lambda r: r / diagonal, np.dot,
+                _NEWTON_FORCING, _NEWTON_MAX_CG_STEPS,
+            )  # fmt: skip
+            slope = float(grad @ step)
+            t = 1.0
+            for _ in range(MAX_HALVINGS):
+                trial = theta + t * step
+                new_value, new_grad = objective(trial)
+                if new_value <= value + ARMIJO * t * slope:
+                    break
+                t *= 0.5
+            else:
+                break  # no step lowers the objective: converged
+            nit += 1
+            fall = value - new_value
+            theta, value, grad = trial, new_value, new_grad
+            _report(problem, nit, value)
+            if problem.verbose: print("cg", n_cg, "t", t)
+            converged = fall <= problem.tol * max(abs(value), 1.0)
+        return Result(theta, value, nit, converged or nit < problem.max_iter)
+
+    return run
+
+
+SOLVERS = {
+    "lbfgs": Solver(make_step=_make_lbfgs),
+    "newton": Solver(make_step=_make_newton),
+}
