@@ -307,6 +307,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
             self.tol,
             self.history,
             self.verbose,
+            _Threads(self.n_jobs).n,
         )
         # The solvers' vector operations are small: BLAS threads would only
         # spin against the compiled objective's threads.

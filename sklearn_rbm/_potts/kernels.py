@@ -119,6 +119,51 @@ def scatter_residuals(X, R, G, start):
                 row[k] += r[k]
 
 
+@jit
+def site_terms(X, w, i, h, W, grad_h, grad_W):
+    """Site ``i``'s conditional alone: ``-sum_s w_s log P(x_si | x_s,-i)``
+    under the fields ``h`` (q,) and couplings ``W[j, b, a]`` (of ``x_i = a``
+    with ``x_j = b``; ``W[i]`` is not read), and its gradient (overwritten).
+    Serial: the node-wise solver runs sites in parallel threads."""
+    n, L = X.shape
+    q = h.shape[0]
+    H = np.empty(q)
+    P = np.empty(q)
+    grad_h[:] = 0.0
+    grad_W[:] = 0.0
+    loss = 0.0
+    for s in range(n):
+        for a in range(q):
+            H[a] = h[a]
+        for j in range(L):
+            if j != i:
+                row = W[j, X[s, j]]
+                for a in range(q):
+                    H[a] += row[a]
+        top = H[0]
+        for a in range(1, q):
+            top = max(top, H[a])
+        z = 0.0
+        for a in range(q):
+            P[a] = np.exp(H[a] - top)
+            z += P[a]
+        ws = w[s]
+        xi = X[s, i]
+        loss += ws * (top + np.log(z) - H[xi])
+        scale = ws / z
+        for a in range(q):
+            P[a] *= scale
+        P[xi] -= ws
+        for a in range(q):
+            grad_h[a] += P[a]
+        for j in range(L):
+            if j != i:
+                row = grad_W[j, X[s, j]]
+                for a in range(q):
+                    row[a] += P[a]
+    return loss
+
+
 @jit(parallel=True)
 def conditional_probabilities(X, h, Jt):
     """``P(x_si = a | x_s,-i)`` of every row, site and state, shape (n, L, q)."""

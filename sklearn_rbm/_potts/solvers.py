@@ -15,7 +15,7 @@ parameter vector ``theta0`` (the layout of ``model.PairLayout``):
   runs proximal gradient descent (``proximal.py``).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.optimize
@@ -23,6 +23,7 @@ import scipy.optimize
 from .._core.solvers import Solver
 from .._fvbm.joint import ARMIJO, MAX_HALVINGS, conjugate_gradient
 from .model import Preconditioned
+from .nodewise import fit_sites
 
 #: Iterations over which the L-BFGS stopping rule averages the objective's fall.
 STOP_WINDOW = 5
@@ -58,6 +59,7 @@ class Problem:
     tol: float
     history: int
     verbose: int
+    n_jobs: int = 1
 
 
 def _report(problem, iteration, value):
@@ -160,7 +162,33 @@ def _make_newton(problem, options=None):
     return run
 
 
+def _make_nodewise(problem, options=None):
+    """Every site's conditional by the scaled L-BFGS of 'lbfgs' with the
+    same settings, ``n_jobs`` sites at a time; the objective reported is the
+    symmetric one at the symmetrised parameters."""
+    objective = problem.objective
+
+    def solve(site_objective, diagonal, theta0):
+        site_problem = replace(problem, objective=site_objective, diagonal=diagonal, verbose=0)
+        return _make_lbfgs(site_problem)(theta0)
+
+    def run(theta0):
+        layout = objective.layout
+        h0, _ = layout.split(theta0)
+        h, e, nit, converged = fit_sites(
+            objective.X, objective.w, layout, objective.lambda_h,
+            objective.lambda_e, h0, solve, problem.n_jobs,
+        )  # fmt: skip
+        theta = np.concatenate([h.ravel(), e.ravel()])
+        value, _ = objective(theta)
+        _report(problem, nit, value)
+        return Result(theta, value, nit, converged)
+
+    return run
+
+
 SOLVERS = {
     "lbfgs": Solver(make_step=_make_lbfgs),
     "newton": Solver(make_step=_make_newton),
+    "nodewise": Solver(make_step=_make_nodewise),
 }
