@@ -11,8 +11,8 @@ parameter vector ``theta0`` (the layout of ``model.PairLayout``):
   Hessian-vector products on a fixed sample of the rows (all of them when
   there are few), then a backtracking line search on the full objective.
 * 'nodewise': every site's conditional likelihood fitted alone (``nodewise.py``).
-* with ``alpha > 0`` (group-L1 on the coupling blocks) every solver name
-  runs proximal gradient descent (``proximal.py``).
+* 'proximal': accelerated proximal gradient, the solver of the group-L1
+  penalty ``alpha`` on the coupling blocks (``proximal.py``).
 """
 
 from dataclasses import dataclass, replace
@@ -24,6 +24,7 @@ from .._core.solvers import Solver
 from .._fvbm.joint import ARMIJO, MAX_HALVINGS, conjugate_gradient
 from .model import Preconditioned
 from .nodewise import fit_sites
+from .proximal import fista
 
 #: Iterations over which the L-BFGS stopping rule averages the objective's fall.
 STOP_WINDOW = 5
@@ -60,6 +61,7 @@ class Problem:
     history: int
     verbose: int
     n_jobs: int = 1
+    alpha: float = 0.0
 
 
 def _report(problem, iteration, value):
@@ -187,8 +189,23 @@ def _make_nodewise(problem, options=None):
     return run
 
 
+def _make_proximal(problem, options=None):
+    """Accelerated proximal gradient on the objective plus ``alpha`` times
+    the coupling blocks' Frobenius norms (``proximal.py``)."""
+
+    def run(theta0):
+        theta, value, nit, converged = fista(
+            problem.objective, theta0, problem.alpha, problem.max_iter,
+            problem.tol, lambda n, v: _report(problem, n, v),
+        )  # fmt: skip
+        return Result(theta, value, nit, converged)
+
+    return run
+
+
 SOLVERS = {
     "lbfgs": Solver(make_step=_make_lbfgs),
     "newton": Solver(make_step=_make_newton),
     "nodewise": Solver(make_step=_make_nodewise),
+    "proximal": Solver(make_step=_make_proximal),
 }
