@@ -3,6 +3,7 @@ brute-force pseudo-likelihood maxima and log-likelihoods on tiny models, the
 two-state FVBM, and couplings recovered from a known sparse model."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -358,8 +359,32 @@ def test_fit_does_not_depend_on_the_thread_count():
 
 def test_memory_is_checked_with_the_formula_in_the_message(monkeypatch):
     from sklearn_rbm._core import utils
+    from sklearn_rbm._potts.estimator import _fit_memory
 
     monkeypatch.setattr(utils, "_machine_memory", lambda: 24 * 2**30)
     X = np.zeros((2, 1000), dtype=np.uint8)
-    with pytest.raises(MemoryError, match=r"\(5 \+ history\) \* L\^2 \* q\^2 \* 8"):
+    with pytest.raises(MemoryError, match=r"\(12.5 \+ history\) \* L\^2 \* q\^2 \* 8"):
         PottsPseudoLikelihood(n_states=21).fit(X)
+    # L = 1,000 at q = 21 fits in 24 GiB with the node-wise solver.
+    assert _fit_memory(20000, 1000, 21, "nodewise", 5) < 24 * 2**30
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "nodewise", "proximal"])
+def test_memory_estimate_bounds_the_measured_peak(solver):
+    import tracemalloc
+
+    X = np.random.default_rng(0).integers(0, 21, size=(300, 40)).astype(np.uint8)
+    potts = PottsPseudoLikelihood(n_states=21, solver=solver, max_iter=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        potts.fit(X[:, :3])  # compile first
+        tracemalloc.start()
+        try:
+            potts.fit(X)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    from sklearn_rbm._potts.estimator import _fit_memory
+
+    estimate = _fit_memory(300, 40, 21, solver, potts.history)
+    assert 0.6 * estimate < peak <= estimate

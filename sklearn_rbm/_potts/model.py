@@ -10,6 +10,9 @@ import numpy as np
 
 from . import kernels
 
+#: Rows whose float32 conditional fields the objective holds at once.
+CHUNK = 2048
+
 
 class PairLayout:
     """Where the pair blocks of an (L, q) model sit, and the conversions
@@ -87,7 +90,7 @@ class PseudoLikelihoodObjective:
     The work buffers are allocated once; ``n_evaluations`` counts calls.
     """
 
-    def __init__(self, X, w, layout, lambda_h, lambda_e, dtype=np.float64, chunk=2048):
+    def __init__(self, X, w, layout, lambda_h, lambda_e, dtype=np.float64, chunk=CHUNK):
         self.X, self.w, self.layout = X, w, layout
         self.lambda_h, self.lambda_e = float(lambda_h), float(lambda_e)
         self.dtype = np.dtype(dtype)
@@ -165,7 +168,9 @@ def zero_sum_gauge(h, J):
     row_mean = J.mean(axis=3, keepdims=True)  # J_ij(a, .)
     col_mean = J.mean(axis=2, keepdims=True)  # J_ij(., b)
     all_mean = J.mean(axis=(2, 3), keepdims=True)
-    J0 = J - row_mean - col_mean + all_mean
+    J0 = J - row_mean  # in place after the first copy: one more block at most
+    J0 -= col_mean
+    J0 += all_mean
     h0 = h + (row_mean[..., 0] - all_mean[..., 0]).sum(axis=1)
     h0 = h0 - h0.mean(axis=1, keepdims=True)
     return h0, J0

@@ -67,11 +67,16 @@ def fit_sites(X, w, layout, lambda_h, lambda_e, h0, solve, n_jobs):
     results = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(one)(site) for site in range(L)
     )
+    del counts
     h = np.array([r.x[:q] for r in results])
     # A[i, j, a, b]: site i's coupling of x_i = a with x_j = b.
-    A = np.array([r.x[q:].reshape(L, q, q).transpose(0, 2, 1) for r in results])
+    A = np.empty((L, L, q, q))
+    for site, r in enumerate(results):
+        A[site] = r.x[q:].reshape(L, q, q).transpose(0, 2, 1)
+        r.x = None  # one copy of the site fits at a time
     A[np.arange(L), np.arange(L)] = 0.0
-    J = 0.5 * (A + A.transpose(1, 0, 3, 2))
-    h = h + (A.mean(axis=3) - J.mean(axis=3)).sum(axis=1)
-    e = J[layout.rows, layout.cols]
+    e = 0.5 * (A[layout.rows, layout.cols] + A[layout.cols, layout.rows].transpose(0, 2, 1))
+    # The x_i-only part of site i's couplings, A_ij(a, .) averaged, of which
+    # the symmetric J_ij(a, .) keeps the mean of the two estimates.
+    h += 0.5 * (A.mean(axis=3) - A.mean(axis=2).transpose(1, 0, 2)).sum(axis=1)
     return h, e, max(r.nit for r in results), all(r.converged for r in results)
