@@ -48,7 +48,7 @@ from .model import (
 __all__ = ["PottsPseudoLikelihood"]
 
 
-def _fit_memory(n_rows, n_sites, n_states, solver, history):
+def _fit_memory(n_rows, n_sites, n_states, solver, history, n_jobs=1):
     """Bytes a fit needs: ``SOLVERS[solver].blocks(history)`` times the
     coupling tensor's ``L^2 q^2 * 8`` bytes, plus the float32 conditional
     fields of a chunk of rows (and the conditionals of the Hessian sample
@@ -57,8 +57,11 @@ def _fit_memory(n_rows, n_sites, n_states, solver, history):
     rows = min(n_rows, CHUNK) * n_sites * n_states * 4
     if solver == "newton":
         rows += min(n_rows, 2 * HESSIAN_ROWS_PER_SITE * n_sites) * n_sites * n_states * 8
-    return int(SOLVERS[solver].blocks(history) * block + rows)
+    return int(SOLVERS[solver].blocks(history, n_sites, n_jobs) * block + rows)
 
+
+#: Largest total weight the solvers see (see ``fit``).
+_MAX_WEIGHT = 1e100
 
 #: Gibbs sampling refuses more than this many elementary operations (a few
 #: minutes on one core) in one call.
@@ -315,33 +318,40 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         L = X.shape[1]
         entry = SOLVERS[self.solver]
         check_memory(
-            _fit_memory(X.shape[0], L, q, self.solver, self.history),
+            _fit_memory(
+                X.shape[0], L, q, self.solver, self.history, _Threads(self.n_jobs).n
+            ),
             f"A Potts fit of L={L} sites and q={q} states (solver="
             f"{self.solver!r}, history={self.history})",
             f"It needs about ({entry.formula}) * L^2 * q^2 * 8 bytes "
             f"(solver={self.solver!r}); solver='nodewise' needs the least, "
             "about 4.5 * L^2 * q^2 * 8 bytes. Otherwise fit fewer sites "
-            "(columns) or a smaller alphabet.",
+            "(columns), a smaller alphabet or a smaller history.",
         )
         weights = check_sample_weight(sample_weight, X.shape[0])
         if weights is None:
             weights = np.ones(X.shape[0])
         rows, w, _ = distinct_rows(X, weights)
+        # The solvers square gradients, which grow with the weights: weights
+        # summing beyond _MAX_WEIGHT are divided down with the penalties (the
+        # same minimiser) and the objective is multiplied back.
+        unit = max(1.0, float(w.sum()) / _MAX_WEIGHT)
+        w, lambda_h, lambda_e = w / unit, self.lambda_h / unit, self.lambda_e / unit
         layout = PairLayout(L, q)
         objective = PseudoLikelihoodObjective(
-            rows, w, layout, self.lambda_h, self.lambda_e, dtype=np.float32
+            rows, w, layout, lambda_h, lambda_e, dtype=np.float32
         )
         theta0 = np.zeros(layout.size)
         theta0[: layout.n_fields] = independent_fields(rows, w, q).ravel()
         problem = Problem(
             objective,
-            diagonal_preconditioner(rows, w, layout, self.lambda_h, self.lambda_e),
+            diagonal_preconditioner(rows, w, layout, lambda_h, lambda_e),
             self.max_iter,
             self.tol,
             self.history,
             self.verbose,
             _Threads(self.n_jobs).n,
-            self.alpha,
+            self.alpha / unit,
         )
         # The solvers' vector operations are small: BLAS threads would only
         # spin against the compiled objective's threads.
@@ -358,7 +368,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         self.n_states_ = q
         self.n_iter_ = int(result.nit)
         self.n_evaluations_ = objective.n_evaluations
-        self.objective_ = float(result.fun)
+        self.objective_ = float(result.fun) * unit
         self.effective_n_samples_ = float(weights.sum())
         self._forget_log_partition()
         self._ais_seed = child_seed(self.random_state)

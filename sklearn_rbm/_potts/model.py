@@ -12,6 +12,9 @@ from . import kernels
 
 #: Rows whose float32 conditional fields the objective holds at once.
 CHUNK = 2048
+#: Parameters beyond this size (a line search probing far away) are
+#: evaluated in float64: sums of L of them could overflow float32.
+_FLOAT32_SAFE = 1e30
 
 
 class PairLayout:
@@ -94,29 +97,47 @@ class PseudoLikelihoodObjective:
         self.X, self.w, self.layout = X, w, layout
         self.lambda_h, self.lambda_e = float(lambda_h), float(lambda_e)
         self.dtype = np.dtype(dtype)
-        self.w_data = w.astype(self.dtype)
-        L, q = layout.L, layout.q
-        self.grad_K = np.empty((L, q, L * q), dtype=self.dtype)
-        self.residuals = np.empty((min(chunk, max(X.shape[0], 1)), L * q), dtype=self.dtype)
+        self.chunk = min(chunk, max(X.shape[0], 1))
+        # The kernels see the weights over their largest, so that float32
+        # residuals stay within [-1, 1] whatever the weights' scale.
+        top = float(np.max(w, initial=0.0))
+        self.w_scale = top if top > 0 else 1.0
         self.row_loss = np.empty(X.shape[0])
+        self._buffers = {}
         self.n_evaluations = 0
+
+    def _work(self, dtype):
+        """The scaled weights, coupling gradient and residual chunk in
+        ``dtype``, allocated at the first use."""
+        if dtype not in self._buffers:
+            L, q = self.layout.L, self.layout.q
+            self._buffers[dtype] = (
+                (self.w / self.w_scale).astype(dtype),
+                np.empty((L, q, L * q), dtype=dtype),
+                np.empty((self.chunk, L * q), dtype=dtype),
+            )
+        return self._buffers[dtype]
 
     def negative_log_pl(self, theta):
         """The data term alone (no penalty) and its gradient."""
         layout = self.layout
         h, e = layout.split(theta)
-        K = layout.row_major(e, self.dtype)
-        h = h.ravel().astype(self.dtype)
-        R, G = self.residuals, self.grad_K
+        dtype = self.dtype
+        if dtype != np.float64 and not np.abs(theta).max(initial=0.0) < _FLOAT32_SAFE:
+            dtype = np.dtype(np.float64)  # a line search's far probe
+        w, G, R = self._work(dtype)
+        K = layout.row_major(e, dtype)
+        h = h.ravel().astype(dtype)
         G[:] = 0.0
         grad_h = np.zeros(h.size)
         for start in range(0, self.X.shape[0], R.shape[0]):
-            kernels.pseudo_likelihood_residuals(self.X, self.w_data, h, K, R, self.row_loss, start)
+            kernels.pseudo_likelihood_residuals(self.X, w, h, K, R, self.row_loss, start)
             kernels.scatter_residuals(self.X, R, G, start)
             grad_h += R[: self.X.shape[0] - start].sum(axis=0, dtype=np.float64)
         self.n_evaluations += 1
         grad = np.concatenate([grad_h, layout.fold_row_major(G).ravel()])
-        return float(np.sum(self.row_loss)), grad.astype(np.float64, copy=False)
+        grad *= self.w_scale
+        return float(np.sum(self.row_loss)) * self.w_scale, grad
 
     def penalty(self, theta):
         n = self.layout.n_fields

@@ -12,6 +12,8 @@ exactly when it is shorter.
 
 import numpy as np
 
+from .._fvbm.joint import MAX_HALVINGS
+
 
 def block_soft_threshold(theta, n_fields, block_size, threshold):
     """``theta`` with each coupling block shrunk by ``threshold`` in
@@ -36,8 +38,9 @@ def fista(objective, theta0, alpha, max_iter, tol, report):
     ``theta0``; returns ``(theta, value, n_iter, converged)``.
 
     Stops when an iteration lowers the total by less than ``tol`` times its
-    value, or when its step moves no block (a fixed point of the proximal
-    map). The first step size is the inverse of a finite-difference
+    value, when its step moves the parameters by less than their rounding (a
+    fixed point of the proximal map), or when no step from the iterate
+    lowers the total. The first step size is the inverse of a finite-difference
     curvature along the gradient; each step halves it until the quadratic
     model bounds the objective, and later steps start from twice the last.
     """
@@ -53,21 +56,26 @@ def fista(objective, theta0, alpha, max_iter, tol, report):
     probe = 1e-3 / max(np.linalg.norm(grad), 1e-12)
     _, grad_probe = objective(theta - probe * grad)
     curvature = np.dot(grad - grad_probe, grad) / (probe * np.dot(grad, grad) + 1e-300)
-    step = 1.0 / max(abs(curvature), 1e-12)
+    step = 1.0 / curvature if np.isfinite(curvature) and curvature > 1e-12 else 1.0
     y, y_smooth, y_grad = theta, smooth, grad
     momentum = 1.0
     for n_iter in range(1, max_iter + 1):
-        while True:
+        for _ in range(MAX_HALVINGS):
             trial = block_soft_threshold(y - step * y_grad, n_fields, block, step * alpha)
             moved = trial - y
             trial_smooth, trial_grad = objective(trial)
             bound = y_smooth + y_grad @ moved + (moved @ moved) / (2.0 * step)
-            if trial_smooth <= bound + 1e-12 * abs(bound) or step < 1e-300:
+            if trial_smooth <= bound + 1e-12 * abs(bound):
                 break
             step *= 0.5
+        else:  # no step satisfies the bound: no progress is possible
+            return theta, value, n_iter, True
         trial_value = total(trial, trial_smooth)
         fall = value - trial_value
-        if trial_value > value:  # adaptive restart: drop the momentum
+        if trial_value > value:
+            if momentum == 1.0:  # no step from theta itself lowers the total
+                return theta, value, n_iter, True
+            # adaptive restart: drop the momentum
             momentum, y, y_smooth, y_grad = 1.0, theta, smooth, grad
             continue
         next_momentum = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * momentum**2))
@@ -76,7 +84,8 @@ def fista(objective, theta0, alpha, max_iter, tol, report):
         theta, smooth, grad, value = trial, trial_smooth, trial_grad, trial_value
         y_smooth, y_grad = objective(y)
         report(n_iter, value)
-        if fall <= tol * max(abs(value), 1.0) or not np.any(moved):
+        still = np.abs(moved).max() <= 1e-15 * max(np.abs(theta).max(), 1.0)
+        if fall <= tol * max(abs(value), 1.0) or still:
             return theta, value, n_iter, True
         step *= 2.0
     return theta, value, max_iter, False

@@ -124,13 +124,38 @@ def _hessian_sample(n_rows, n_sites):
     return np.linspace(0, n_rows - 1, size).round().astype(np.intp)
 
 
+class _Divided:
+    """``objective / unit``, its gradient and Hessian products."""
+
+    def __init__(self, objective, unit):
+        self.objective, self.unit = objective, unit
+        self.X, self.layout = objective.X, objective.layout
+
+    def __call__(self, theta):
+        value, grad = self.objective(theta)
+        return value / self.unit, grad / self.unit
+
+    def hessian(self, theta, sample=None):
+        product = self.objective.hessian(theta, sample)
+        return lambda v: product(v) / self.unit
+
+
+def _divided(problem):
+    """The objective divided so that its curvature stays below 1e100.
+
+    Neither Newton's step nor the proximal step changes when the objective
+    (and the group-L1 weight) is divided by a constant; both square its
+    gradient, which a penalty of 1e300 would overflow."""
+    return _Divided(problem.objective, max(1.0, float(problem.diagonal.max()) / 1e100))
+
+
 def _make_newton(problem, options=None):
     """Truncated Newton with a backtracking (Armijo) line search, stopped
     when one step lowers the objective by less than ``tol`` times its value
     (Newton's steps shrink fast near the minimum, so one step is a reliable
     signal) or when no step lowers it."""
-    objective = problem.objective
-    diagonal = problem.diagonal
+    objective = _divided(problem)
+    diagonal = problem.diagonal / objective.unit
 
     def run(theta0):
         theta = theta0
@@ -160,7 +185,7 @@ def _make_newton(problem, options=None):
             _report(problem, nit, value)
             if problem.verbose: print("cg", n_cg, "t", t)
             converged = fall <= problem.tol * max(abs(value), 1.0)
-        return Result(theta, value, nit, converged or nit < problem.max_iter)
+        return Result(theta, value * objective.unit, nit, converged or nit < problem.max_iter)
 
     return run
 
@@ -194,32 +219,40 @@ def _make_proximal(problem, options=None):
     """Accelerated proximal gradient on the objective plus ``alpha`` times
     the coupling blocks' Frobenius norms (``proximal.py``)."""
 
+    objective = _divided(problem)
+
     def run(theta0):
         theta, value, nit, converged = fista(
-            problem.objective, theta0, problem.alpha, problem.max_iter,
-            problem.tol, lambda n, v: _report(problem, n, v),
+            objective, theta0, problem.alpha / objective.unit, problem.max_iter,
+            problem.tol, lambda n, v: _report(problem, n, v * objective.unit),
         )  # fmt: skip
-        return Result(theta, value, nit, converged)
+        return Result(theta, value * objective.unit, nit, converged)
 
     return run
 
 
 @dataclass(frozen=True)
 class PottsSolver(Solver):
-    """A Potts solver: ``make_step``, and ``blocks(history)``, the peak memory
-    of a fit in units of the coupling tensor, ``L^2 q^2`` float64 values
-    (measured with tracemalloc at L = 120, q = 21: scipy's L-BFGS-B keeps
-    ``2 history + 5`` parameter vectors of half a block each besides the
-    inputs and bounds it copies; the node-wise fits hold one site at a
-    time)."""
+    """A Potts solver: ``make_step``, and ``blocks(history, n_sites,
+    n_jobs)``, the peak memory of a fit in units of the coupling tensor,
+    ``L^2 q^2`` float64 values (measured with tracemalloc at L = 120, q = 21:
+    scipy's L-BFGS-B keeps ``2 history + 5`` parameter vectors of half a
+    block each besides the inputs and bounds it copies; the node-wise fits
+    hold one site's ``L q^2`` values, and its L-BFGS vectors, per thread)."""
 
     blocks: Callable = None
     formula: str = ""
 
 
 SOLVERS = {
-    "lbfgs": PottsSolver(_make_lbfgs, lambda history: 12.5 + history, "12.5 + history"),
-    "newton": PottsSolver(_make_newton, lambda history: 9.0, "9"),
-    "nodewise": PottsSolver(_make_nodewise, lambda history: 4.5, "4.5"),
-    "proximal": PottsSolver(_make_proximal, lambda history: 7.5, "7.5"),
+    "lbfgs": PottsSolver(
+        _make_lbfgs, lambda history, L, n_jobs: 12.5 + history, "12.5 + history"
+    ),
+    "newton": PottsSolver(_make_newton, lambda history, L, n_jobs: 9.0, "9"),
+    "nodewise": PottsSolver(
+        _make_nodewise,
+        lambda history, L, n_jobs: 4.5 + n_jobs * (2 * history + 8) / L,
+        "4.5 + n_jobs * (2 history + 8) / L",
+    ),
+    "proximal": PottsSolver(_make_proximal, lambda history, L, n_jobs: 7.5, "7.5"),
 }
