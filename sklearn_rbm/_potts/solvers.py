@@ -165,7 +165,7 @@ def _make_newton(problem, options=None):
         nit = 0
         while nit < problem.max_iter and not converged:
             product = objective.hessian(theta, sample)
-            step, n_cg = conjugate_gradient(
+            step, _ = conjugate_gradient(
                 product, -grad, lambda r: r / diagonal, np.dot,
                 _NEWTON_FORCING, _NEWTON_MAX_CG_STEPS,
             )  # fmt: skip
@@ -182,8 +182,7 @@ def _make_newton(problem, options=None):
             nit += 1
             fall = value - new_value
             theta, value, grad = trial, new_value, new_grad
-            _report(problem, nit, value)
-            if problem.verbose: print("cg", n_cg, "t", t)
+            _report(problem, nit, value * objective.unit)
             converged = fall <= problem.tol * max(abs(value), 1.0)
         return Result(theta, value * objective.unit, nit, converged or nit < problem.max_iter)
 
