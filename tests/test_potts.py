@@ -118,10 +118,12 @@ def test_hessian_product_matches_finite_differences():
     eps = 1e-5
     numeric = (objective(theta + eps * v)[1] - objective(theta - eps * v)[1]) / (2 * eps)
     assert np.allclose(objective.hessian(theta)(v), numeric, rtol=1e-6, atol=1e-6)
-    # On a sample of rows: the sample's Hessian, its weights scaled to the total.
+    # On a sample of the objective's rows (its own order): the sample's
+    # Hessian, its weights scaled to the total.
     rows = np.array([0, 3, 5, 8, 13, 21, 34])
-    scale = w.sum() / w[rows].sum()
-    sub = PseudoLikelihoodObjective(X[rows], w[rows] * scale, layout, 0.3, 0.7)
+    Xo, wo = objective.X, objective.w
+    scale = wo.sum() / wo[rows].sum()
+    sub = PseudoLikelihoodObjective(Xo[rows], wo[rows] * scale, layout, 0.3, 0.7)
     assert np.allclose(objective.hessian(theta, rows)(v), sub.hessian(theta)(v))
 
 

@@ -338,9 +338,10 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         unit = max(1.0, float(w.sum()) / _MAX_WEIGHT)
         w, lambda_h, lambda_e = w / unit, self.lambda_h / unit, self.lambda_e / unit
         layout = PairLayout(L, q)
-        objective = PseudoLikelihoodObjective(
-            rows, w, layout, lambda_h, lambda_e, dtype=np.float32
-        )
+        # FISTA's backtracking compares objective values to a quadratic bound
+        # near the minimum, below float32's rounding: it gets float64.
+        dtype = np.float64 if self.solver == "proximal" else np.float32
+        objective = PseudoLikelihoodObjective(rows, w, layout, lambda_h, lambda_e, dtype)
         theta0 = np.zeros(layout.size)
         theta0[: layout.n_fields] = independent_fields(rows, w, q).ravel()
         problem = Problem(

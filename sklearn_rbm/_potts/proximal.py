@@ -39,8 +39,9 @@ def fista(objective, theta0, alpha, max_iter, tol, report):
 
     Stops when an iteration lowers the total by less than ``tol`` times its
     value, when its step moves the parameters by less than their rounding (a
-    fixed point of the proximal map), or when no step from the iterate
-    lowers the total. The first step size is the inverse of a finite-difference
+    fixed point of the proximal map). The step halves at most
+    ``MAX_HALVINGS`` times per iteration (a float32 objective's rounding can
+    keep the bound from holding near the minimum). The first step size is the inverse of a finite-difference
     curvature along the gradient; each step halves it until the quadratic
     model bounds the objective, and later steps start from twice the last.
     """
@@ -68,14 +69,9 @@ def fista(objective, theta0, alpha, max_iter, tol, report):
             if trial_smooth <= bound + 1e-12 * abs(bound):
                 break
             step *= 0.5
-        else:  # no step satisfies the bound: no progress is possible
-            return theta, value, n_iter, True
         trial_value = total(trial, trial_smooth)
         fall = value - trial_value
-        if trial_value > value:
-            if momentum == 1.0:  # no step from theta itself lowers the total
-                return theta, value, n_iter, True
-            # adaptive restart: drop the momentum
+        if trial_value > value:  # adaptive restart: drop the momentum
             momentum, y, y_smooth, y_grad = 1.0, theta, smooth, grad
             continue
         next_momentum = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * momentum**2))

@@ -253,5 +253,5 @@ SOLVERS = {
         lambda history, L, n_jobs: 4.5 + n_jobs * (2 * history + 8) / L,
         "4.5 + n_jobs * (2 history + 8) / L",
     ),
-    "proximal": PottsSolver(_make_proximal, lambda history, L, n_jobs: 7.5, "7.5"),
+    "proximal": PottsSolver(_make_proximal, lambda history, L, n_jobs: 8.5, "8.5"),
 }
