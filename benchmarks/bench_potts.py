@@ -194,7 +194,10 @@ def scaling(args):
             write_fasta(Y, path)
             ours, *_ = run_ours(path, args.threads, args.solver)
             theirs, *_ = run_plmc(args.plmc, path, args.threads, workdir)
-            print(f"{name:<34}{ours:>10.2f}{theirs:>10.2f}{ours / theirs:>8.3f}", flush=True)
+            print(
+                f"{name:<34}{ours:>10.2f}{theirs:>10.2f}{ours / theirs:>8.3f}",
+                flush=True,
+            )
 
 
 def main():

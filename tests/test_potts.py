@@ -116,7 +116,9 @@ def test_hessian_product_matches_finite_differences():
     objective = PseudoLikelihoodObjective(X, w, layout, 0.3, 0.7)
     v = rng.normal(size=layout.size)
     eps = 1e-5
-    numeric = (objective(theta + eps * v)[1] - objective(theta - eps * v)[1]) / (2 * eps)
+    numeric = (objective(theta + eps * v)[1] - objective(theta - eps * v)[1]) / (
+        2 * eps
+    )
     assert np.allclose(objective.hessian(theta)(v), numeric, rtol=1e-6, atol=1e-6)
     # On a sample of the objective's rows (its own order): the sample's
     # Hessian, its weights scaled to the total.
@@ -132,7 +134,9 @@ def test_float32_data_term_agrees_with_float64():
     X, w = _tiny_data(L=7, n=300)
     layout, theta, _, _ = _random_model(7, 3, rng)
     exact = PseudoLikelihoodObjective(X, w, layout, 0.3, 0.7)
-    single = PseudoLikelihoodObjective(X, w, layout, 0.3, 0.7, dtype=np.float32, chunk=64)
+    single = PseudoLikelihoodObjective(
+        X, w, layout, 0.3, 0.7, dtype=np.float32, chunk=64
+    )
     (v64, g64), (v32, g32) = exact(theta), single(theta)
     assert v32 == pytest.approx(v64, rel=1e-6)
     assert np.abs(g32 - g64).max() <= 1e-5 * np.abs(g64).max()

@@ -35,7 +35,6 @@ from .._partition.exact import LogPartition
 from . import kernels
 from .contacts import coupling_scores
 from .data import MAX_STATES, check_codes, distinct_rows
-from .solvers import HESSIAN_ROWS_PER_SITE, SOLVERS, Problem
 from .model import (
     CHUNK,
     PairLayout,
@@ -44,6 +43,7 @@ from .model import (
     independent_fields,
     zero_sum_gauge,
 )
+from .solvers import HESSIAN_ROWS_PER_SITE, SOLVERS, Problem
 
 __all__ = ["PottsPseudoLikelihood"]
 
@@ -56,7 +56,9 @@ def _fit_memory(n_rows, n_sites, n_states, solver, history, n_jobs=1):
     block = n_sites * n_sites * n_states * n_states * 8
     rows = min(n_rows, CHUNK) * n_sites * n_states * 4
     if solver == "newton":
-        rows += min(n_rows, 2 * HESSIAN_ROWS_PER_SITE * n_sites) * n_sites * n_states * 8
+        rows += (
+            min(n_rows, 2 * HESSIAN_ROWS_PER_SITE * n_sites) * n_sites * n_states * 8
+        )
     return int(SOLVERS[solver].blocks(history, n_sites, n_jobs) * block + rows)
 
 
@@ -341,7 +343,9 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         # FISTA's backtracking compares objective values to a quadratic bound
         # near the minimum, below float32's rounding: it gets float64.
         dtype = np.float64 if self.solver == "proximal" else np.float32
-        objective = PseudoLikelihoodObjective(rows, w, layout, lambda_h, lambda_e, dtype)
+        objective = PseudoLikelihoodObjective(
+            rows, w, layout, lambda_h, lambda_e, dtype
+        )
         theta0 = np.zeros(layout.size)
         theta0[: layout.n_fields] = independent_fields(rows, w, q).ravel()
         problem = Problem(

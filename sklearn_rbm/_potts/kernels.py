@@ -56,6 +56,32 @@ def neighbour_counts(XT, multiplicity, threshold):
 # -- pseudo-likelihood ----------------------------------------------------------
 
 
+@jit(inline="always")
+def _site_fields(H, h_i, Jt_i, x):
+    """``H <- h_i + sum_j Jt_i[j, x_j]``, site ``i``'s conditional fields
+    in the site-major layout (``Jt_i[i] = 0``)."""
+    for a in range(H.shape[0]):
+        H[a] = h_i[a]
+    for j in range(x.shape[0]):
+        row = Jt_i[j, x[j]]
+        for a in range(H.shape[0]):
+            H[a] += row[a]
+
+
+@jit(inline="always")
+def _exponentiate(H):
+    """``H <- exp(H - max(H))`` in place; returns ``(max(H), sum)``, so that
+    ``log sum exp(H) = top + log(sum)`` and ``H / sum`` is the softmax."""
+    top = H[0]
+    for a in range(1, H.shape[0]):
+        top = max(top, H[a])
+    z = 0.0
+    for a in range(H.shape[0]):
+        H[a] = np.exp(H[a] - top)
+        z += H[a]
+    return top, z
+
+
 @jit(parallel=True)
 def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
     """The negative log pseudo-likelihood of rows ``start .. start + len(R)``
@@ -104,15 +130,9 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
             loss = 0.0
             for i in range(L):
                 Hi = H[i * q : (i + 1) * q]
-                top = Hi[0]
-                for a in range(1, q):
-                    top = max(top, Hi[a])
                 xi = X[s, i]
                 observed = Hi[xi]
-                z = 0.0
-                for a in range(q):
-                    Hi[a] = np.exp(Hi[a] - top)
-                    z += Hi[a]
+                top, z = _exponentiate(Hi)
                 loss += top + np.log(z) - observed
                 scale = ws / z
                 for a in range(q):
@@ -159,19 +179,14 @@ def site_terms(X, w, i, h, W, grad_h, grad_W):
                 row = W[j, X[s, j]]
                 for a in range(q):
                     H[a] += row[a]
-        top = H[0]
-        for a in range(1, q):
-            top = max(top, H[a])
-        z = 0.0
-        for a in range(q):
-            P[a] = np.exp(H[a] - top)
-            z += P[a]
         ws = w[s]
         xi = X[s, i]
-        loss += ws * (top + np.log(z) - H[xi])
+        observed = H[xi]
+        top, z = _exponentiate(H)
+        loss += ws * (top + np.log(z) - observed)
         scale = ws / z
         for a in range(q):
-            P[a] *= scale
+            P[a] = H[a] * scale
         P[xi] -= ws
         for a in range(q):
             grad_h[a] += P[a]
@@ -192,19 +207,8 @@ def conditional_probabilities(X, h, Jt):
     for s in numba.prange(n):
         for i in range(L):
             H = out[s, i]
-            for a in range(q):
-                H[a] = h[i, a]
-            for j in range(L):
-                row = Jt[i, j, X[s, j]]
-                for a in range(q):
-                    H[a] += row[a]
-            top = H[0]
-            for a in range(1, q):
-                top = max(top, H[a])
-            z = 0.0
-            for a in range(q):
-                H[a] = np.exp(H[a] - top)
-                z += H[a]
+            _site_fields(H, h[i], Jt[i], X[s])
+            _, z = _exponentiate(H)
             for a in range(q):
                 H[a] /= z
     return out
@@ -261,19 +265,10 @@ def site_log_conditionals(X, h, Jt):
     for s in numba.prange(n):
         H = np.empty(q)
         for i in range(L):
-            for a in range(q):
-                H[a] = h[i, a]
-            for j in range(L):
-                row = Jt[i, j, X[s, j]]
-                for a in range(q):
-                    H[a] += row[a]
-            top = H[0]
-            for a in range(1, q):
-                top = max(top, H[a])
-            z = 0.0
-            for a in range(q):
-                z += np.exp(H[a] - top)
-            out[s, i] = H[X[s, i]] - top - np.log(z)
+            _site_fields(H, h[i], Jt[i], X[s])
+            observed = H[X[s, i]]
+            top, z = _exponentiate(H)
+            out[s, i] = observed - top - np.log(z)
     return out
 
 

@@ -180,7 +180,9 @@ class PseudoLikelihoodObjective:
         if sample is not None:
             X, w = X[sample], w[sample] * (w.sum() / w[sample].sum())
         h, e = layout.split(theta)
-        P = kernels.conditional_probabilities(X, np.ascontiguousarray(h), layout.site_major(e))
+        P = kernels.conditional_probabilities(
+            X, np.ascontiguousarray(h), layout.site_major(e)
+        )
         curvature = np.concatenate(
             [np.full(layout.n_fields, 2.0 * self.lambda_h),
              np.full(theta.size - layout.n_fields, 2.0 * self.lambda_e)]

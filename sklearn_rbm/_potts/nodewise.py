@@ -33,10 +33,19 @@ class SiteObjective:
     def __call__(self, theta):
         q = self.q
         h, W = theta[:q], theta[q:].reshape(self.grad_W.shape)
-        loss = kernels.site_terms(self.X, self.w, self.site, h, W, self.grad_h, self.grad_W)
-        value = loss + self.lambda_h * (h @ h) + 0.5 * self.lambda_e * (W.ravel() @ W.ravel())
+        loss = kernels.site_terms(
+            self.X, self.w, self.site, h, W, self.grad_h, self.grad_W
+        )
+        value = (
+            loss
+            + self.lambda_h * (h @ h)
+            + 0.5 * self.lambda_e * (W.ravel() @ W.ravel())
+        )
         grad = np.concatenate(
-            [self.grad_h + 2.0 * self.lambda_h * h, (self.grad_W + self.lambda_e * W).ravel()]
+            [
+                self.grad_h + 2.0 * self.lambda_h * h,
+                (self.grad_W + self.lambda_e * W).ravel(),
+            ]
         )
         return value, grad
 
@@ -53,19 +62,19 @@ def site_diagonal(counts, site, lambda_h, lambda_e):
 
 
 def fit_sites(X, w, layout, lambda_h, lambda_e, h0, solve, n_jobs):
-    """``(h, e, n_iter)``: every site's problem solved by ``solve(objective,
+    """``(h, e, n_iter, converged)``: every site's problem solved by ``solve(objective,
     diagonal, theta0) -> Result`` in ``n_jobs`` threads (the compiled site
     kernel releases the GIL), then the symmetric couplings as pair blocks."""
     L, q = layout.L, layout.q
     counts = kernels.pair_counts(X, w, q)
 
-    def one(site):
+    def one(site, counts):
         objective = SiteObjective(X, w, site, q, lambda_h, lambda_e)
         theta0 = np.concatenate([h0[site], np.zeros(L * q * q)])
         return solve(objective, site_diagonal(counts, site, lambda_h, lambda_e), theta0)
 
     results = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(one)(site) for site in range(L)
+        delayed(one)(site, counts) for site in range(L)
     )
     del counts
     h = np.array([r.x[:q] for r in results])
@@ -75,7 +84,9 @@ def fit_sites(X, w, layout, lambda_h, lambda_e, h0, solve, n_jobs):
         A[site] = r.x[q:].reshape(L, q, q).transpose(0, 2, 1)
         r.x = None  # one copy of the site fits at a time
     A[np.arange(L), np.arange(L)] = 0.0
-    e = 0.5 * (A[layout.rows, layout.cols] + A[layout.cols, layout.rows].transpose(0, 2, 1))
+    e = 0.5 * (
+        A[layout.rows, layout.cols] + A[layout.cols, layout.rows].transpose(0, 2, 1)
+    )
     # The x_i-only part of site i's couplings, A_ij(a, .) averaged, of which
     # the symmetric J_ij(a, .) keeps the mean of the two estimates.
     h += 0.5 * (A.mean(axis=3) - A.mean(axis=2).transpose(1, 0, 2)).sum(axis=1)

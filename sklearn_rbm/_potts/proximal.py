@@ -38,12 +38,11 @@ def fista(objective, theta0, alpha, max_iter, tol, report):
     ``theta0``; returns ``(theta, value, n_iter, converged)``.
 
     Stops when an iteration lowers the total by less than ``tol`` times its
-    value, when its step moves the parameters by less than their rounding (a
-    fixed point of the proximal map). The step halves at most
-    ``MAX_HALVINGS`` times per iteration (a float32 objective's rounding can
-    keep the bound from holding near the minimum). The first step size is the inverse of a finite-difference
-    curvature along the gradient; each step halves it until the quadratic
-    model bounds the objective, and later steps start from twice the last.
+    value, or when its step moves the parameters by less than their rounding
+    (a fixed point of the proximal map). The first step size is the inverse
+    of a finite-difference curvature along the gradient; each step halves it
+    (at most ``MAX_HALVINGS`` times) until the quadratic model bounds the
+    objective, and later steps start from twice the last.
     """
     n_fields, q = objective.layout.n_fields, objective.layout.q
     block = q * q
@@ -62,7 +61,9 @@ def fista(objective, theta0, alpha, max_iter, tol, report):
     momentum = 1.0
     for n_iter in range(1, max_iter + 1):
         for _ in range(MAX_HALVINGS):
-            trial = block_soft_threshold(y - step * y_grad, n_fields, block, step * alpha)
+            trial = block_soft_threshold(
+                y - step * y_grad, n_fields, block, step * alpha
+            )
             moved = trial - y
             trial_smooth, trial_grad = objective(trial)
             bound = y_smooth + y_grad @ moved + (moved @ moved) / (2.0 * step)

@@ -67,9 +67,7 @@ class Problem:
 
 def _report(problem, iteration, value):
     if problem.verbose:
-        print(
-            f"PottsPseudoLikelihood: iteration {iteration}, objective {value:.8g}"
-        )
+        print(f"PottsPseudoLikelihood: iteration {iteration}, objective {value:.8g}")
 
 
 def _make_lbfgs(problem, options=None):
@@ -106,7 +104,9 @@ def _make_lbfgs(problem, options=None):
                 "maxfun": 4 * problem.max_iter + 20,
             },
         )
-        return Result(result.x * scale, float(result.fun), int(result.nit), result.status != 1)
+        return Result(
+            result.x * scale, float(result.fun), int(result.nit), result.status != 1
+        )
 
     return run
 
@@ -184,7 +184,9 @@ def _make_newton(problem, options=None):
             theta, value, grad = trial, new_value, new_grad
             _report(problem, nit, value * objective.unit)
             converged = fall <= problem.tol * max(abs(value), 1.0)
-        return Result(theta, value * objective.unit, nit, converged or nit < problem.max_iter)
+        return Result(
+            theta, value * objective.unit, nit, converged or nit < problem.max_iter
+        )
 
     return run
 
@@ -196,7 +198,9 @@ def _make_nodewise(problem, options=None):
     objective = problem.objective
 
     def solve(site_objective, diagonal, theta0):
-        site_problem = replace(problem, objective=site_objective, diagonal=diagonal, verbose=0)
+        site_problem = replace(
+            problem, objective=site_objective, diagonal=diagonal, verbose=0
+        )
         return _make_lbfgs(site_problem)(theta0)
 
     def run(theta0):
