@@ -108,9 +108,11 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         - sum_s w_s sum_i log P(x_si | x_s,-i)
         + lambda_h sum_i ||h_i||^2 + lambda_e sum_{i<j} ||J_ij||^2
 
-    by L-BFGS over a compiled objective whose conditional fields are gathers
-    of ``L`` coupling rows per site (parallel over sites, deterministic);
-    duplicated rows are collapsed into weights first.
+    (by default by L-BFGS) over a compiled float32 objective whose
+    conditional fields are gathers of ``L`` coupling rows per sequence
+    (parallel, deterministic); duplicated rows are collapsed into weights
+    first. Group-L1 on the coupling blocks (``alpha``) learns the interaction
+    graph.
 
     Read more in the :ref:`User Guide <potts_user_guide>`.
 
@@ -168,8 +170,9 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         one Gibbs sweep each.
     n_jobs : int or None, default=None
         Threads of the compiled objective (``numba.set_num_threads`` during
-        the fit, restored after). None keeps numba's current setting; -1 all
-        threads. The result does not depend on it.
+        the fit, restored after), or of the node-wise fits (joblib threads).
+        None keeps numba's current setting; -1 all threads. The result does
+        not depend on it.
     random_state : int, RandomState instance or None, default=None
         Seeds the AIS stream (drawn at fit) and :meth:`sample`.
     verbose : int, default=0
