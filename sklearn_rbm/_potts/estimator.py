@@ -50,11 +50,13 @@ __all__ = ["PottsPseudoLikelihood"]
 
 def _fit_memory(n_rows, n_sites, n_states, solver, history, n_jobs=1):
     """Bytes a fit needs: ``SOLVERS[solver].blocks(history)`` times the
-    coupling tensor's ``L^2 q^2 * 8`` bytes, plus the float32 conditional
-    fields of a chunk of rows (and the conditionals of the Hessian sample
-    for 'newton')."""
+    coupling tensor's ``L^2 q^2 * 8`` bytes, plus the conditional fields of
+    a chunk of rows, the partial sums of each thread (float64 at most), and
+    the conditionals of the Hessian sample for 'newton'."""
     block = n_sites * n_sites * n_states * n_states * 8
     rows = min(n_rows, CHUNK) * n_sites * n_states * 4
+    # Each thread of the objective keeps the L + 1 partial sums of a row's fields.
+    rows += n_jobs * (n_sites + 1) * n_sites * n_states * 8
     if solver == "newton":
         rows += (
             min(n_rows, 2 * HESSIAN_ROWS_PER_SITE * n_sites) * n_sites * n_states * 8
