@@ -141,6 +141,21 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
             row_loss[s] = ws * loss
 
 
+@jit
+def pairs_to_row_major(e, rows, cols, K):
+    """``K`` (L, q, L q) of :func:`pseudo_likelihood_residuals` from the pair
+    blocks ``e[p] = J[rows[p], cols[p]]``, written in place (the diagonal
+    blocks are left as they are: zero)."""
+    q = e.shape[1]
+    for p in range(e.shape[0]):
+        i, j = rows[p], cols[p]
+        for a in range(q):
+            for b in range(q):
+                v = e[p, a, b]
+                K[i, a, j * q + b] = v
+                K[j, b, i * q + a] = v
+
+
 @jit(parallel=True)
 def scatter_residuals(X, R, G, start):
     """``G[j, x_sj] += R[s - start]`` for every row of the chunk ``R`` and

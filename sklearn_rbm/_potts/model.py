@@ -42,18 +42,10 @@ class PairLayout:
         Jt[self.cols, self.rows] = e
         return Jt
 
-    def row_major(self, e, dtype=np.float64):
-        """``K`` (L, q, L q) with ``K[j, b, i q + a] = J[i, j, a, b]``, the
-        layout of :func:`kernels.pseudo_likelihood_residuals`."""
-        L, q = self.L, self.q
-        K = np.zeros((L, q, L, q), dtype=dtype)
-        K[self.rows, :, self.cols, :] = e
-        K[self.cols, :, self.rows, :] = e.transpose(0, 2, 1)
-        return K.reshape(L, q, L * q)
-
     def fold_row_major(self, G):
         """The gradient of each pair block from the free-entry gradient of
-        ``K``: ``J[i, j, a, b]`` is ``K[j, b, i, a]`` and ``K[i, a, j, b]``."""
+        the row-major ``K`` (L, q, L q) of ``kernels.pairs_to_row_major``:
+        ``J[i, j, a, b]`` is ``K[j, b, i, a]`` and ``K[i, a, j, b]``."""
         L, q = self.L, self.q
         G = G.reshape(L, q, L, q)
         return G[self.rows, :, self.cols, :] + G[self.cols, :, self.rows, :].transpose(
@@ -122,14 +114,15 @@ class PseudoLikelihoodObjective:
         self.n_evaluations = 0
 
     def _work(self, dtype):
-        """The scaled weights, coupling gradient and residual chunk in
-        ``dtype``, allocated at the first use."""
+        """The scaled weights, coupling gradient, residual chunk and
+        couplings in ``dtype``, allocated at the first use."""
         if dtype not in self._buffers:
             L, q = self.layout.L, self.layout.q
             self._buffers[dtype] = (
                 (self.w / self.w_scale).astype(dtype),
                 np.empty((L, q, L * q), dtype=dtype),
                 np.empty((self.chunk, L * q), dtype=dtype),
+                np.zeros((L, q, L * q), dtype=dtype),  # diagonal blocks stay 0
             )
         return self._buffers[dtype]
 
@@ -140,8 +133,8 @@ class PseudoLikelihoodObjective:
         dtype = self.dtype
         if dtype != np.float64 and not np.abs(theta).max(initial=0.0) < _FLOAT32_SAFE:
             dtype = np.dtype(np.float64)  # a line search's far probe
-        w, G, R = self._work(dtype)
-        K = layout.row_major(e, dtype)
+        w, G, R, K = self._work(dtype)
+        kernels.pairs_to_row_major(e, layout.rows, layout.cols, K)
         h = h.ravel().astype(dtype)
         G[:] = 0.0
         grad_h = np.zeros(h.size)
@@ -156,18 +149,17 @@ class PseudoLikelihoodObjective:
         grad *= self.w_scale
         return float(np.sum(self.row_loss)) * self.w_scale, grad
 
-    def penalty(self, theta):
+    def add_penalty(self, theta, grad):
+        """The L2 penalty's value, its gradient added to ``grad`` in place."""
         n = self.layout.n_fields
         h, e = theta[:n], theta[n:]
-        value = self.lambda_h * float(h @ h) + self.lambda_e * float(e @ e)
-        grad = np.concatenate([2.0 * self.lambda_h * h, 2.0 * self.lambda_e * e])
-        return value, grad
+        grad[:n] += (2.0 * self.lambda_h) * h
+        grad[n:] += (2.0 * self.lambda_e) * e
+        return self.lambda_h * float(h @ h) + self.lambda_e * float(e @ e)
 
     def __call__(self, theta):
         loss, grad = self.negative_log_pl(theta)
-        value, pgrad = self.penalty(theta)
-        grad += pgrad
-        return loss + value, grad
+        return loss + self.add_penalty(theta, grad), grad
 
     def hessian(self, theta, sample=None):
         """``v -> H v``, the objective's exact Hessian at ``theta`` times a

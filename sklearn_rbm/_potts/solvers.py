@@ -251,7 +251,7 @@ SOLVERS = {
     "lbfgs": PottsSolver(
         _make_lbfgs, lambda history, L, n_jobs: 12.5 + history, "12.5 + history"
     ),
-    "newton": PottsSolver(_make_newton, lambda history, L, n_jobs: 9.0, "9"),
+    "newton": PottsSolver(_make_newton, lambda history, L, n_jobs: 9.5, "9.5"),
     "nodewise": PottsSolver(
         _make_nodewise,
         lambda history, L, n_jobs: 4.5 + n_jobs * (2 * history + 8) / L,
