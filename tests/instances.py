@@ -76,7 +76,11 @@ INSTANCES = [
     GaussianBernoulliRBM(
         n_components=4, solver="cd", sigma=1.0, n_iter=3, batch_size=10, random_state=0
     ),
-    PottsPseudoLikelihood(lambda_e=1.0, random_state=0),
+    *(
+        PottsPseudoLikelihood(lambda_e=1.0, solver=solver, random_state=0)
+        for solver in ("lbfgs", "newton", "nodewise")
+    ),
+    PottsPseudoLikelihood(lambda_e=1.0, alpha=1.0, solver="proximal", random_state=0),
     *(
         CategoricalRBM(
             n_components=4, solver=solver, n_iter=3, batch_size=10, random_state=0

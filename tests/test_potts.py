@@ -3,6 +3,7 @@ brute-force pseudo-likelihood maxima and log-likelihoods on tiny models, the
 two-state FVBM, and couplings recovered from a known sparse model."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -82,7 +83,9 @@ def test_gradient_matches_finite_differences():
     assert np.allclose(grad, numeric, rtol=1e-4, atol=1e-4)
 
 
-def test_fit_reaches_the_brute_force_pseudo_likelihood_maximum():
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "proximal"])
+def test_fit_reaches_the_brute_force_pseudo_likelihood_maximum(solver):
     X, w = _tiny_data()
     layout = PairLayout(4, 3)
     lambda_h, lambda_e = 0.5, 2.0
@@ -96,13 +99,109 @@ def test_fit_reaches_the_brute_force_pseudo_likelihood_maximum():
         options={"gtol": 1e-7},
     )  # fmt: skip
     potts = PottsPseudoLikelihood(
-        n_states=3, lambda_h=lambda_h, lambda_e=lambda_e, tol=1e-12, max_iter=2000
-    ).fit(X, sample_weight=w)
+        n_states=3, lambda_h=lambda_h, lambda_e=lambda_e, solver=solver, tol=1e-12,
+        max_iter=2000,
+    ).fit(X, sample_weight=w)  # fmt: skip
     assert potts.objective_ == pytest.approx(brute.fun, rel=1e-7)
     h, e = layout.split(brute.x)
     h0, J0 = zero_sum_gauge(h, layout.symmetric(e))
     assert np.allclose(potts.coupling_, J0, atol=2e-4)
     assert np.allclose(potts.intercept_, h0, atol=2e-4)
+
+
+def test_hessian_product_matches_finite_differences():
+    rng = np.random.default_rng(2)
+    X, w = _tiny_data()
+    layout, theta, _, _ = _random_model(4, 3, rng)
+    objective = PseudoLikelihoodObjective(X, w, layout, 0.3, 0.7)
+    v = rng.normal(size=layout.size)
+    eps = 1e-5
+    numeric = (objective(theta + eps * v)[1] - objective(theta - eps * v)[1]) / (
+        2 * eps
+    )
+    assert np.allclose(objective.hessian(theta)(v), numeric, rtol=1e-6, atol=1e-6)
+    # On a sample of the objective's rows (its own order): the sample's
+    # Hessian, its weights scaled to the total.
+    rows = np.array([0, 3, 5, 8, 13, 21, 34])
+    Xo, wo = objective.X, objective.w
+    scale = wo.sum() / wo[rows].sum()
+    sub = PseudoLikelihoodObjective(Xo[rows], wo[rows] * scale, layout, 0.3, 0.7)
+    assert np.allclose(objective.hessian(theta, rows)(v), sub.hessian(theta)(v))
+
+
+def test_float32_data_term_agrees_with_float64():
+    rng = np.random.default_rng(4)
+    X, w = _tiny_data(L=7, n=300)
+    layout, theta, _, _ = _random_model(7, 3, rng)
+    exact = PseudoLikelihoodObjective(X, w, layout, 0.3, 0.7)
+    single = PseudoLikelihoodObjective(
+        X, w, layout, 0.3, 0.7, dtype=np.float32, chunk=64
+    )
+    (v64, g64), (v32, g32) = exact(theta), single(theta)
+    assert v32 == pytest.approx(v64, rel=1e-6)
+    assert np.abs(g32 - g64).max() <= 1e-5 * np.abs(g64).max()
+
+
+def _site_objective_numpy(params, X, w, i, q, lambda_h, lambda_e):
+    """Site i's penalised negative log conditional likelihood, written with
+    one-hot arrays: params = (h_i, A_i) with A_i[j, a, b] the coupling of
+    x_i = a with x_j = b."""
+    L = X.shape[1]
+    h, A = params[:q], params[q:].reshape(L, q, q).copy()
+    A[i] = 0.0
+    Y = np.eye(q)[X]
+    fields = h + np.einsum("jab,njb->na", A, Y)
+    log_cond = fields - logsumexp(fields, axis=1, keepdims=True)
+    data = -np.sum(w * log_cond[np.arange(len(X)), X[:, i]])
+    return data + lambda_h * np.sum(h**2) + 0.5 * lambda_e * np.sum(A**2)
+
+
+def test_nodewise_averages_the_brute_force_site_fits():
+    X, w = _tiny_data()
+    L, q, lambda_h, lambda_e = 4, 3, 0.5, 2.0
+    A = np.zeros((L, L, q, q))
+    h = np.zeros((L, q))
+    for i in range(L):
+        fit = scipy.optimize.minimize(
+            _site_objective_numpy, np.zeros(q + L * q * q),
+            args=(X, w, i, q, lambda_h, lambda_e), method="BFGS",
+            options={"gtol": 1e-8},
+        )  # fmt: skip
+        h[i], A[i] = fit.x[:q], fit.x[q:].reshape(L, q, q)
+        A[i, i] = 0.0
+    J = 0.5 * (A + A.transpose(1, 0, 3, 2))
+    potts = PottsPseudoLikelihood(
+        n_states=q, lambda_h=lambda_h, lambda_e=lambda_e, solver="nodewise",
+        tol=1e-12, max_iter=2000,
+    ).fit(X, sample_weight=w)  # fmt: skip
+    _, J0 = zero_sum_gauge(h, J)
+    assert np.allclose(potts.coupling_, J0, atol=1e-4)
+    # Each site's conditional keeps its own fit's x_i-only part.
+    h_kept = h + (A.mean(axis=3) - J.mean(axis=3)).sum(axis=1)
+    h0, _ = zero_sum_gauge(h_kept, J)
+    assert np.allclose(potts.intercept_, h0, atol=1e-4)
+    again = PottsPseudoLikelihood(
+        n_states=q, lambda_h=lambda_h, lambda_e=lambda_e, solver="nodewise",
+        tol=1e-12, max_iter=2000, n_jobs=1,
+    ).fit(X, sample_weight=w)  # fmt: skip
+    assert np.array_equal(again.coupling_, potts.coupling_)
+
+
+def test_group_l1_sets_the_absent_blocks_to_zero():
+    from sklearn_rbm.datasets import make_potts
+
+    X, contacts, _, _ = make_potts(3000, 14, 3, random_state=0)
+    potts = PottsPseudoLikelihood(
+        lambda_e=0.1, alpha=200.0, solver="proximal", tol=1e-7, max_iter=2000
+    ).fit(X)
+    nonzero = np.abs(potts.coupling_).sum(axis=(2, 3)) > 0
+    assert np.array_equal(nonzero, contacts)
+
+
+def test_group_l1_needs_the_proximal_solver():
+    X, _ = _tiny_data()
+    with pytest.raises(ValueError, match="solver='proximal'"):
+        PottsPseudoLikelihood(alpha=1.0).fit(X)
 
 
 def test_duplicated_rows_are_weights():
@@ -266,8 +365,32 @@ def test_fit_does_not_depend_on_the_thread_count():
 
 def test_memory_is_checked_with_the_formula_in_the_message(monkeypatch):
     from sklearn_rbm._core import utils
+    from sklearn_rbm._potts.estimator import _fit_memory
 
     monkeypatch.setattr(utils, "_machine_memory", lambda: 24 * 2**30)
     X = np.zeros((2, 1000), dtype=np.uint8)
-    with pytest.raises(MemoryError, match=r"\(5 \+ history\) \* L\^2 \* q\^2 \* 8"):
+    with pytest.raises(MemoryError, match=r"\(12.5 \+ history\) \* L\^2 \* q\^2 \* 8"):
         PottsPseudoLikelihood(n_states=21).fit(X)
+    # L = 1,000 at q = 21 fits in 24 GiB with the node-wise solver.
+    assert _fit_memory(20000, 1000, 21, "nodewise", 5) < 24 * 2**30
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "nodewise", "proximal"])
+def test_memory_estimate_bounds_the_measured_peak(solver):
+    import tracemalloc
+
+    X = np.random.default_rng(0).integers(0, 21, size=(300, 40)).astype(np.uint8)
+    potts = PottsPseudoLikelihood(n_states=21, solver=solver, max_iter=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        potts.fit(X[:, :3])  # compile first
+        tracemalloc.start()
+        try:
+            potts.fit(X)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    from sklearn_rbm._potts.estimator import _fit_memory
+
+    estimate = _fit_memory(300, 40, 21, solver, potts.history)
+    assert 0.6 * estimate < peak <= estimate

@@ -56,55 +56,219 @@ def neighbour_counts(XT, multiplicity, threshold):
 # -- pseudo-likelihood ----------------------------------------------------------
 
 
-@jit(parallel=True)
-def pseudo_likelihood_terms(X, w, h, Jt, grad_h, grad_Jt, site_loss):
-    """Weighted negative log pseudo-likelihood of every site and its gradient.
+@jit(inline="always")
+def _site_fields(H, h_i, Jt_i, x):
+    """``H <- h_i + sum_j Jt_i[j, x_j]``, site ``i``'s conditional fields
+    in the site-major layout (``Jt_i[i] = 0``)."""
+    for a in range(H.shape[0]):
+        H[a] = h_i[a]
+    for j in range(x.shape[0]):
+        row = Jt_i[j, x[j]]
+        for a in range(H.shape[0]):
+            H[a] += row[a]
 
-    ``site_loss[i] = -sum_s w_s log P(x_si | x_s,-i)``; ``grad_h[i]`` and
-    ``grad_Jt[i]`` (overwritten) are its derivatives with respect to
-    ``h[i]`` and to the entries ``Jt[i]`` taken as free (the caller folds the
-    two entries of each symmetric coupling together). ``grad_Jt[i, i]`` is
-    not meaningful.
+
+@jit(inline="always")
+def _exponentiate(H):
+    """``H <- exp(H - max(H))`` in place; returns ``(max(H), sum)``, so that
+    ``log sum exp(H) = top + log(sum)`` and ``H / sum`` is the softmax."""
+    top = H[0]
+    for a in range(1, H.shape[0]):
+        top = max(top, H[a])
+    z = 0.0
+    for a in range(H.shape[0]):
+        H[a] = np.exp(H[a] - top)
+        z += H[a]
+    return top, z
+
+
+@jit(parallel=True)
+def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
+    """The negative log pseudo-likelihood of rows ``start .. start + len(R)``
+    and its derivatives in their conditional fields.
+
+    ``K`` (L, q, L q) is the row-major coupling layout, ``K[j, b, i q + a] =
+    J[i, j, a, b]``: the conditional fields of all sites of row ``s``,
+    ``H_s = h + sum_j K[j, x_sj]``, are ``L`` additions of contiguous vectors
+    of length ``L q`` (long loops that vectorise, where the site-major layout
+    adds ``L^2`` vectors of length ``q``). The sum runs over the columns in
+    ``order`` and keeps every partial sum, so a row that agrees with the one
+    before it in its first ``k`` columns of ``order`` starts from the
+    ``k``-th partial sum: with the rows sorted in that column order and the
+    most conserved columns first, neighbouring rows share long prefixes (42 %
+    of the additions on PF00014), at no cost in memory traffic (a partial
+    sum is written where the running sum would be).
+
+    ``R[s - start]`` is overwritten with ``w_s (P_si - onehot(x_si))`` for
+    every site, ``row_loss[s]`` with ``-w_s sum_i log P(x_si | x_s,-i)``.
+    Blocks of 64 rows per thread.
     """
+    L = X.shape[1]
+    q = K.shape[1]
+    size = K.shape[2]
+    stop = min(X.shape[0], start + R.shape[0])
+    n_blocks = (stop - start + 63) // 64
+    for block in numba.prange(n_blocks):
+        partial = np.empty((L + 1, size), dtype=K.dtype)
+        partial[0] = h
+        first = start + block * 64
+        for s in range(first, min(stop, first + 64)):
+            shared = 0
+            if s > first:
+                while shared < L and X[s, order[shared]] == X[s - 1, order[shared]]:
+                    shared += 1
+            for k in range(shared, L):
+                j = order[k]
+                row = K[j, X[s, j]]
+                before = partial[k]
+                after = partial[k + 1]
+                for m in range(size):
+                    after[m] = before[m] + row[m]
+            H = R[s - start]
+            H[:] = partial[L]
+            ws = w[s]
+            loss = 0.0
+            for i in range(L):
+                Hi = H[i * q : (i + 1) * q]
+                xi = X[s, i]
+                observed = Hi[xi]
+                top, z = _exponentiate(Hi)
+                loss += top + np.log(z) - observed
+                scale = ws / z
+                for a in range(q):
+                    Hi[a] *= scale
+                Hi[xi] -= ws
+            row_loss[s] = ws * loss
+
+
+@jit
+def pairs_to_row_major(e, rows, cols, K):
+    """``K`` (L, q, L q) of :func:`pseudo_likelihood_residuals` from the pair
+    blocks ``e[p] = J[rows[p], cols[p]]``, written in place (the diagonal
+    blocks are left as they are: zero)."""
+    q = e.shape[1]
+    for p in range(e.shape[0]):
+        i, j = rows[p], cols[p]
+        for a in range(q):
+            for b in range(q):
+                v = e[p, a, b]
+                K[i, a, j * q + b] = v
+                K[j, b, i * q + a] = v
+
+
+@jit(parallel=True)
+def scatter_residuals(X, R, G, start):
+    """``G[j, x_sj] += R[s - start]`` for every row of the chunk ``R`` and
+    every site ``j``: the coupling gradient in the row-major layout of
+    :func:`pseudo_likelihood_residuals`. Parallel over ``j``, rows in order:
+    the sums do not depend on the thread count."""
+    L = X.shape[1]
+    stop = min(X.shape[0], start + R.shape[0])
+    for j in numba.prange(L):
+        Gj = G[j]
+        for s in range(start, stop):
+            row = Gj[X[s, j]]
+            r = R[s - start]
+            for k in range(r.shape[0]):
+                row[k] += r[k]
+
+
+@jit
+def site_terms(X, w, i, h, W, grad_h, grad_W):
+    """Site ``i``'s conditional alone: ``-sum_s w_s log P(x_si | x_s,-i)``
+    under the fields ``h`` (q,) and couplings ``W[j, b, a]`` (of ``x_i = a``
+    with ``x_j = b``; ``W[i]`` is not read), and its gradient (overwritten).
+    Serial: the node-wise solver runs sites in parallel threads."""
     n, L = X.shape
-    q = h.shape[1]
-    for i in numba.prange(L):
-        H = np.empty(q)
-        P = np.empty(q)
-        G = grad_Jt[i]
-        G[:] = 0.0
-        gh = grad_h[i]
-        gh[:] = 0.0
-        Ji = Jt[i]
-        loss = 0.0
-        for s in range(n):
-            for a in range(q):
-                H[a] = h[i, a]
-            for j in range(L):  # Jt[i, i] = 0: no branch
-                row = Ji[j, X[s, j]]
+    q = h.shape[0]
+    H = np.empty(q)
+    P = np.empty(q)
+    grad_h[:] = 0.0
+    grad_W[:] = 0.0
+    loss = 0.0
+    for s in range(n):
+        for a in range(q):
+            H[a] = h[a]
+        for j in range(L):
+            if j != i:
+                row = W[j, X[s, j]]
                 for a in range(q):
                     H[a] += row[a]
-            top = H[0]
-            for a in range(1, q):
-                top = max(top, H[a])
-            z = 0.0
+        ws = w[s]
+        xi = X[s, i]
+        observed = H[xi]
+        top, z = _exponentiate(H)
+        loss += ws * (top + np.log(z) - observed)
+        scale = ws / z
+        for a in range(q):
+            P[a] = H[a] * scale
+        P[xi] -= ws
+        for a in range(q):
+            grad_h[a] += P[a]
+        for j in range(L):
+            if j != i:
+                row = grad_W[j, X[s, j]]
+                for a in range(q):
+                    row[a] += P[a]
+    return loss
+
+
+@jit(parallel=True)
+def conditional_probabilities(X, h, Jt):
+    """``P(x_si = a | x_s,-i)`` of every row, site and state, shape (n, L, q)."""
+    n, L = X.shape
+    q = h.shape[1]
+    out = np.empty((n, L, q))
+    for s in numba.prange(n):
+        for i in range(L):
+            H = out[s, i]
+            _site_fields(H, h[i], Jt[i], X[s])
+            _, z = _exponentiate(H)
             for a in range(q):
-                P[a] = np.exp(H[a] - top)
-                z += P[a]
+                H[a] /= z
+    return out
+
+
+@jit(parallel=True)
+def pseudo_likelihood_hessian_product(X, w, P, vh, Vt, out_h, out_Jt):
+    """The data term's Hessian times a direction ``(vh, Vt)`` (``Vt`` site
+    major, both entries of each coupling set), as free-entry derivatives like
+    :func:`pseudo_likelihood_terms`'s gradient.
+
+    Each conditional is a softmax of the fields ``H_si``, linear in the
+    parameters; its negative log has the Hessian ``diag(P) - P P^T`` in
+    ``H_si``, so the product is the scatter of ``w_s P (dH - <P, dH>)`` with
+    ``dH_si`` the direction's conditional fields (a gather). ``P`` are the
+    conditionals at the expansion point (:func:`conditional_probabilities`).
+    """
+    n, L = X.shape
+    q = vh.shape[1]
+    for i in numba.prange(L):
+        D = np.empty(q)
+        G = out_Jt[i]
+        G[:] = 0.0
+        gh = out_h[i]
+        gh[:] = 0.0
+        Vi = Vt[i]
+        for s in range(n):
+            for a in range(q):
+                D[a] = vh[i, a]
+            for j in range(L):
+                row = Vi[j, X[s, j]]
+                for a in range(q):
+                    D[a] += row[a]
+            Ps = P[s, i]
+            mean = 0.0
+            for a in range(q):
+                mean += Ps[a] * D[a]
             ws = w[s]
-            xi = X[s, i]
-            loss += ws * (top + np.log(z) - H[xi])
-            scale = ws / z
             for a in range(q):
-                P[a] *= scale
-            P[xi] -= ws
-            for a in range(q):
-                gh[a] += P[a]
+                D[a] = ws * Ps[a] * (D[a] - mean)
+                gh[a] += D[a]
             for j in range(L):
                 row = G[j, X[s, j]]
                 for a in range(q):
-                    row[a] += P[a]
-        site_loss[i] = loss
+                    row[a] += D[a]
 
 
 @jit(parallel=True)
@@ -116,19 +280,10 @@ def site_log_conditionals(X, h, Jt):
     for s in numba.prange(n):
         H = np.empty(q)
         for i in range(L):
-            for a in range(q):
-                H[a] = h[i, a]
-            for j in range(L):
-                row = Jt[i, j, X[s, j]]
-                for a in range(q):
-                    H[a] += row[a]
-            top = H[0]
-            for a in range(1, q):
-                top = max(top, H[a])
-            z = 0.0
-            for a in range(q):
-                z += np.exp(H[a] - top)
-            out[s, i] = H[X[s, i]] - top - np.log(z)
+            _site_fields(H, h[i], Jt[i], X[s])
+            observed = H[X[s, i]]
+            top, z = _exponentiate(H)
+            out[s, i] = observed - top - np.log(z)
     return out
 
 
