@@ -17,8 +17,9 @@ import scipy.linalg
 from scipy.linalg.blas import ssymm, ssyrk
 from scipy.linalg.lapack import dpotri
 
+from .._numerics.newton import conjugate_gradient
 from . import kernels
-from .joint import PseudoLikelihood, conjugate_gradient, theta_matrix
+from .joint import PseudoLikelihood, theta_matrix
 from .model import pack, unpack
 
 #: Dense p x p matrices (p = d(d+1)/2, the curvature and the sandwich of the

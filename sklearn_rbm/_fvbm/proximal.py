@@ -24,8 +24,8 @@ conditioned; exact blocks do not care.
 
 import numpy as np
 
+from .._numerics.newton import ARMIJO, MAX_HALVINGS
 from . import block_kernels as kernels
-from .joint import ARMIJO, MAX_HALVINGS
 
 # The model is maximised until a sweep changes the coordinates by this
 # fraction of the first sweep's (in the curvature norm): the Newton step is

@@ -36,16 +36,9 @@ from joblib import Parallel, delayed, effective_n_jobs
 
 from .._core.solvers import Solver
 from .._core.utils import one_blas_thread
+from .._numerics.newton import ARMIJO, MAX_HALVINGS, conjugate_gradient
 from . import kernels
-from .joint import (
-    ARMIJO,
-    MAX_HALVINGS,
-    NodeGramPreconditioner,
-    PseudoLikelihood,
-    conjugate_gradient,
-    split_theta,
-    theta_matrix,
-)
+from .joint import NodeGramPreconditioner, PseudoLikelihood, split_theta, theta_matrix
 from .model import pack, unpack
 from .objective import Monitor
 from .proximal import ProximalNewtonState

@@ -12,7 +12,7 @@ exactly when it is shorter.
 
 import numpy as np
 
-from .._fvbm.joint import MAX_HALVINGS
+from .._numerics.newton import MAX_HALVINGS
 
 
 def block_soft_threshold(theta, n_fields, block_size, threshold):

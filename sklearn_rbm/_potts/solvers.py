@@ -22,7 +22,7 @@ import numpy as np
 import scipy.optimize
 
 from .._core.solvers import Solver
-from .._fvbm.joint import ARMIJO, MAX_HALVINGS, conjugate_gradient
+from .._numerics.newton import ARMIJO, MAX_HALVINGS, conjugate_gradient
 from .model import Preconditioned
 from .nodewise import fit_sites
 from .proximal import fista
