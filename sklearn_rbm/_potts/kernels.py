@@ -336,6 +336,27 @@ def log_partition_enumerate(h, J):
     return top + np.log(total)
 
 
+@jit(inline="always")
+def _draw_softmax(logits, P, rng):
+    """A state drawn from ``softmax(logits)`` by one uniform of ``rng``
+    (inversion; ``P`` is scratch of the same length)."""
+    q = logits.shape[0]
+    top = logits[0]
+    for a in range(1, q):
+        top = max(top, logits[a])
+    z = 0.0
+    for a in range(q):
+        P[a] = np.exp(logits[a] - top)
+        z += P[a]
+    u = rng.random() * z
+    acc = 0.0
+    for a in range(q):
+        acc += P[a]
+        if u < acc:
+            return a
+    return q - 1
+
+
 @jit
 def _gibbs_sweep(x, h, Jt, beta, base, H, P, rng):
     """One in-place Gibbs sweep over the sites of ``x`` under
@@ -349,43 +370,14 @@ def _gibbs_sweep(x, h, Jt, beta, base, H, P, rng):
                 row = Jt[i, j, x[j]]
                 for a in range(q):
                     H[a] += beta * row[a]
-        top = H[0]
-        for a in range(1, q):
-            top = max(top, H[a])
-        z = 0.0
-        for a in range(q):
-            P[a] = np.exp(H[a] - top)
-            z += P[a]
-        u = rng.random() * z
-        acc = 0.0
-        choice = q - 1
-        for a in range(q):
-            acc += P[a]
-            if u < acc:
-                choice = a
-                break
-        x[i] = choice
+        x[i] = _draw_softmax(H, P, rng)
 
 
 @jit
 def _draw_independent(x, base, P, rng):
     """``x`` drawn from the independent-site model ``softmax(base[i])``."""
-    L, q = base.shape
-    for i in range(L):
-        top = base[i].max()
-        z = 0.0
-        for a in range(q):
-            P[a] = np.exp(base[i, a] - top)
-            z += P[a]
-        u = rng.random() * z
-        acc = 0.0
-        choice = q - 1
-        for a in range(q):
-            acc += P[a]
-            if u < acc:
-                choice = a
-                break
-        x[i] = choice
+    for i in range(base.shape[0]):
+        x[i] = _draw_softmax(base[i], P, rng)
 
 
 @jit
