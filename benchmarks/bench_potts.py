@@ -8,7 +8,8 @@ Run from the repository root::
 ``ALIGNMENT`` is a FASTA / A2M file (gzip allowed), ``STRUCT_DAT`` a text file
 of residue pairs whose rows start ``i j ... distance`` (1-based columns of the
 alignment, the minimum heavy-atom distance in Angstrom in the last column, as
-the PF00014 files of PlmDCA.jl / ArDCA.jl). plmc (debbiemarkslab/plmc) is
+the PF00014 files of PlmDCA.jl / ArDCA.jl), or ``none`` for the timings
+alone (another family without a structure). plmc (debbiemarkslab/plmc) is
 built separately (``make all-openmp``) and given by ``--plmc`` or the
 environment variable ``PLMC``; it is never part of this repository.
 
@@ -75,7 +76,10 @@ def contact_map(path, L, cutoff=8.0):
 
 
 def precisions(scores, contacts):
+    """PPV@L/5, L/2, L, 2L; NaN without a distance file (``STRUCT`` = none)."""
     L = scores.shape[0]
+    if contacts is None:
+        return [np.nan] * 4
     return [contact_precision(scores, contacts, k) for k in (L // 5, L // 2, L, 2 * L)]
 
 
@@ -203,7 +207,9 @@ def scaling(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("alignment")
-    parser.add_argument("struct")
+    parser.add_argument(
+        "struct", help="residue distance file, or 'none' for timings without PPV"
+    )
     parser.add_argument("--plmc", default=os.environ.get("PLMC", "plmc"))
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--solver", default="lbfgs")
@@ -245,7 +251,7 @@ def main():
     ours_time = min(t for t, _ in ratios)
     plmc_time = min(t for _, t in ratios)
     L = X.shape[1]
-    contacts = contact_map(args.struct, L)
+    contacts = None if args.struct == "none" else contact_map(args.struct, L)
     ours_ppv = precisions(potts.contact_scores(apc=True), contacts)
     print(
         f"alignment: {X.shape[0]} sequences x {L} columns, "
