@@ -17,7 +17,12 @@ import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
 from ._core.sklearn_compat import Interval, StrOptions, validate_params
-from ._core.utils import as_real_array, check_memory, kernel_rng
+from ._core.utils import (
+    GIBBS_SAMPLING_CONSTRAINTS,
+    as_real_array,
+    check_memory,
+    kernel_rng,
+)
 from ._fvbm import model as _fvbm_model
 from ._potts import kernels as _potts_kernels
 
@@ -513,11 +518,8 @@ def occlude_patches(
     {
         "coupling": ["array-like"],
         "intercept": ["array-like"],
-        "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
+        **GIBBS_SAMPLING_CONSTRAINTS,
         "method": [StrOptions({"auto", "exact", "gibbs"})],
-        "burn_in": [Interval(numbers.Integral, 0, None, closed="left")],
-        "thinning": [Interval(numbers.Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
@@ -650,13 +652,10 @@ def make_fvbm(
 
 @validate_params(
     {
-        "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
+        **GIBBS_SAMPLING_CONSTRAINTS,
         "n_sites": [Interval(numbers.Integral, 2, None, closed="left")],
         "n_states": [Interval(numbers.Integral, 2, 255, closed="both")],
         "coupling_scale": [Interval(numbers.Real, 0, 100, closed="both")],
-        "burn_in": [Interval(numbers.Integral, 0, None, closed="left")],
-        "thinning": [Interval(numbers.Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )

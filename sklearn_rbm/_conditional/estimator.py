@@ -692,10 +692,12 @@ class ConditionalRBMRegressor(
             self.inference_tol, self.inference_damping,
         )  # fmt: skip
 
+    def _beliefs(self, X):
+        """The visible beliefs of the fitted ``inference`` for validated ``X``."""
+        return self._infer(X, self._resolved_inference()).visible
+
     def _predict_binary(self, X):
-        return (self._infer(X, self._resolved_inference()).visible > 0.5).astype(
-            np.float64
-        )
+        return (self._beliefs(X) > 0.5).astype(np.float64)
 
     def predict_proba(self, X):
         """Beliefs ``p(y_i = 1 | x)`` of each output.
@@ -714,10 +716,7 @@ class ConditionalRBMRegressor(
         proba : ndarray of shape (n_samples, n_outputs) or (n_samples,)
             1-D when the model was fitted on a 1-D ``y``.
         """
-        X = self._validate_query(X)
-        proba = self._infer(X, self._resolved_inference()).visible
-        proba = proba.astype(self.components_.dtype, copy=False)
-        return proba[:, 0] if self._single_output else proba
+        return self._shaped_like_y(self._beliefs(self._validate_query(X)))
 
     def predict(self, X):
         """Binary outputs: the beliefs of ``inference`` thresholded at 1/2.
@@ -732,6 +731,10 @@ class ConditionalRBMRegressor(
         Y : ndarray of shape (n_samples, n_outputs) or (n_samples,)
             0.0 or 1.0; 1-D when the model was fitted on a 1-D ``y``.
         """
-        X = self._validate_query(X)
-        Y = self._predict_binary(X).astype(self.components_.dtype, copy=False)
-        return Y[:, 0] if self._single_output else Y
+        return self._shaped_like_y(self._predict_binary(self._validate_query(X)))
+
+    def _shaped_like_y(self, outputs):
+        """``outputs`` (one column per output) in the fitted dtype, 1-D when
+        the model was fitted on a 1-D ``y``."""
+        outputs = outputs.astype(self.components_.dtype, copy=False)
+        return outputs[:, 0] if self._single_output else outputs

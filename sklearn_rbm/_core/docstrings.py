@@ -8,7 +8,7 @@ module is imported, so ``help()``, Sphinx and numpydoc read the whole text.
 
 import textwrap
 
-__all__ = ["fill_doc"]
+__all__ = ["fill_doc", "sample_docstring"]
 
 
 def fill_doc(**entries):
@@ -36,3 +36,14 @@ def fill_doc(**entries):
         return obj
 
     return fill
+
+
+#: Decorator for the ``sample`` method of every estimator: they all seed
+#: their draws by one rule, described once at ``%(sample_random_state)s``.
+sample_docstring = fill_doc(
+    sample_random_state="""
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws; ``None`` uses the estimator's ``random_state``,
+        so an int ``random_state`` gives the same samples on every call.
+    """
+)

@@ -2,6 +2,7 @@
 
 import contextlib
 import functools
+import numbers
 import os
 import re
 import sys
@@ -15,6 +16,8 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import validate_data
 from threadpoolctl import OpenBLASController, ThreadpoolController
 
+from .sklearn_compat import Interval
+
 # Below this many multiply-adds per matrix product, BLAS threads cost more to
 # wake than they save (a 10 x 784 x 500 product is 3.9e6); on a busy machine
 # threads woken for such products can make training an order of magnitude
@@ -25,6 +28,16 @@ SMALL_PRODUCT = 2**22
 #: The dtypes estimators fit in: float32 input stays float32 end to end (it
 #: halves the time of the matrix products); anything else becomes float64.
 FLOAT_DTYPES = (np.float64, np.float32)
+
+#: The ``validate_params`` constraints of a Gibbs sampler's run (the number
+#: of samples, the sweeps before the first kept state and between two kept
+#: states, the seed), shared by every ``sample`` of the fully visible models.
+GIBBS_SAMPLING_CONSTRAINTS = {
+    "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
+    "burn_in": [Interval(numbers.Integral, 0, None, closed="left")],
+    "thinning": [Interval(numbers.Integral, 1, None, closed="left")],
+    "random_state": ["random_state"],
+}
 
 
 def child_seed(random_state):

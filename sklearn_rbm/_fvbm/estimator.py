@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._core.docstrings import sample_docstring
 from .._core.fit_context import fit_context
 from .._core.likelihood_mixin import (
     SCORE_PARAMETER_CONSTRAINTS,
@@ -23,7 +24,13 @@ from .._core.likelihood_mixin import (
     check_score_settings,
 )
 from .._core.sklearn_compat import Interval, StrOptions, validate_params
-from .._core.utils import blas_threads_for, child_seed, kernel_rng, warn
+from .._core.utils import (
+    GIBBS_SAMPLING_CONSTRAINTS,
+    blas_threads_for,
+    child_seed,
+    kernel_rng,
+    warn,
+)
 from .._partition.annealing import ais_band as _ais_band
 from .._partition.annealing import ais_betas
 from .._partition.exact import LogPartition
@@ -528,15 +535,8 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         log_z_base = float(np.sum(np.logaddexp(base, -base)))  # sum log(2 cosh)
         return LogPartition(*_ais_band(log_w, log_z_base), "ais")
 
-    @validate_params(
-        {
-            "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
-            "burn_in": [Interval(numbers.Integral, 0, None, closed="left")],
-            "thinning": [Interval(numbers.Integral, 1, None, closed="left")],
-            "random_state": ["random_state"],
-        },
-        prefer_skip_nested_validation=True,
-    )
+    @validate_params(GIBBS_SAMPLING_CONSTRAINTS, prefer_skip_nested_validation=True)
+    @sample_docstring
     def sample(self, n_samples=1, *, burn_in=1000, thinning=10, random_state=None):
         """Draw samples from the fitted model, in the convention of the training data.
 
@@ -552,9 +552,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
             Gibbs sweeps discarded at the start of each chain (Gibbs only).
         thinning : int, default=10
             Gibbs sweeps between two kept states of a chain (Gibbs only).
-        random_state : int, RandomState instance or None, default=None
-            Seed of the draws; ``None`` uses the estimator's ``random_state``,
-            so an int ``random_state`` gives the same samples on every call.
+        %(sample_random_state)s
 
         Returns
         -------

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._core.docstrings import sample_docstring
 from .._core.fit_context import fit_context
 from .._core.likelihood_mixin import (
     SCORE_PARAMETER_CONSTRAINTS,
@@ -23,6 +24,7 @@ from .._core.likelihood_mixin import (
 )
 from .._core.sklearn_compat import Interval, StrOptions, validate_params
 from .._core.utils import (
+    GIBBS_SAMPLING_CONSTRAINTS,
     check_memory,
     check_sample_weight,
     child_seed,
@@ -513,15 +515,8 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         log_z_base = float(np.sum(top[:, 0] + np.log(np.exp(base - top).sum(axis=1))))
         return LogPartition(*ais_band(log_w, log_z_base), "ais")
 
-    @validate_params(
-        {
-            "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
-            "burn_in": [Interval(numbers.Integral, 0, None, closed="left")],
-            "thinning": [Interval(numbers.Integral, 1, None, closed="left")],
-            "random_state": ["random_state"],
-        },
-        prefer_skip_nested_validation=True,
-    )
+    @validate_params(GIBBS_SAMPLING_CONSTRAINTS, prefer_skip_nested_validation=True)
+    @sample_docstring
     def sample(self, n_samples=1, *, burn_in=1000, thinning=10, random_state=None):
         """Draw sequences from the fitted model by Gibbs sampling.
 
@@ -536,8 +531,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
             Sweeps discarded at the start of each chain.
         thinning : int, default=10
             Sweeps between two kept states of a chain.
-        random_state : int, RandomState instance or None, default=None
-            Seed of the draws; None uses the estimator's ``random_state``.
+        %(sample_random_state)s
 
         Returns
         -------

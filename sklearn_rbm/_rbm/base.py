@@ -24,6 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core.divergence import N_CHECKED_ROWS
+from .._core.docstrings import sample_docstring
 from .._core.likelihood_mixin import (
     SCORE_PARAMETER_CONSTRAINTS,
     LikelihoodMixin,
@@ -306,6 +307,7 @@ class FittedRBM(
         monitor.warn_about_gaps("while sampling")
         return from_statistics(S[:n_samples]).copy()
 
+    @sample_docstring
     def sample(self, n_samples=1, *, n_steps=1000, method="gibbs", random_state=None):
         """Draw visible vectors by block-Gibbs sampling or parallel tempering.
 
@@ -333,9 +335,7 @@ class FittedRBM(
             evenly spaced from 1 to 0.5; the samples are the
             ``beta = 1`` replicas. Warns when swaps across a pair of
             temperatures were almost never accepted.
-        random_state : int, RandomState instance or None, default=None
-            Seed of the chains; ``None`` uses the estimator's ``random_state``,
-            so an int ``random_state`` gives the same samples on every call.
+        %(sample_random_state)s
 
         Returns
         -------
