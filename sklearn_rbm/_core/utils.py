@@ -29,6 +29,14 @@ SMALL_PRODUCT = 2**22
 #: halves the time of the matrix products); anything else becomes float64.
 FLOAT_DTYPES = (np.float64, np.float32)
 
+#: The constraint of ``n_jobs``, in joblib's meaning: a positive count, or
+#: -1, -2, ... (all CPUs but some); 0 means nothing.
+N_JOBS_CONSTRAINT = [
+    Interval(numbers.Integral, 1, None, closed="left"),
+    Interval(numbers.Integral, None, -1, closed="right"),
+    None,
+]
+
 #: The ``validate_params`` constraints of a Gibbs sampler's run (the number
 #: of samples, the sweeps before the first kept state and between two kept
 #: states, the seed), shared by every ``sample`` of the fully visible models.

@@ -26,6 +26,7 @@ from .._core.likelihood_mixin import (
 from .._core.sklearn_compat import Interval, StrOptions, validate_params
 from .._core.utils import (
     GIBBS_SAMPLING_CONSTRAINTS,
+    N_JOBS_CONSTRAINT,
     blas_threads_for,
     child_seed,
     kernel_rng,
@@ -300,13 +301,7 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         "init": [StrOptions({"auto", "independent", "zeros", "random"})],
         **SCORE_PARAMETER_CONSTRAINTS,
         "compute_std": ["boolean", StrOptions({"auto"})],
-        # joblib's meaning: a positive count, or -1, -2, ... (all CPUs but
-        # some); 0 means nothing.
-        "n_jobs": [
-            Interval(numbers.Integral, 1, None, closed="left"),
-            Interval(numbers.Integral, None, -1, closed="right"),
-            None,
-        ],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

@@ -25,6 +25,7 @@ from .._core.likelihood_mixin import (
 from .._core.sklearn_compat import Interval, StrOptions, validate_params
 from .._core.utils import (
     GIBBS_SAMPLING_CONSTRAINTS,
+    N_JOBS_CONSTRAINT,
     check_memory,
     check_sample_weight,
     child_seed,
@@ -249,11 +250,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         "tol": [Interval(numbers.Real, 0, 1, closed="left")],
         "history": [Interval(numbers.Integral, 1, None, closed="left")],
         **SCORE_PARAMETER_CONSTRAINTS,
-        "n_jobs": [
-            Interval(numbers.Integral, 1, None, closed="left"),
-            Interval(numbers.Integral, None, -1, closed="right"),
-            None,
-        ],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
