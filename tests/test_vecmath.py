@@ -61,12 +61,10 @@ def test_near_series_match_libm_and_the_near_gap_has_no_cancellation():
     a = np.concatenate([rng.normal(0, 5, 2000), rng.uniform(-400, 400, 500)])
     step = rng.uniform(-1, 1, a.size) * vecmath.NEAR_STEP / np.abs(a)
     beta = rng.uniform(0.3, 1, a.size)
+    e = _apply(vecmath.exp_minus_abs, beta * a)
     near = [
-        vecmath.softplus_gap_near(
-            a_, vecmath.exp_minus_abs(b_ * a_),
-            1.0 / (1.0 + vecmath.exp_minus_abs(b_ * a_)), s_,
-        )  # fmt: skip
-        for a_, b_, s_ in zip(a, beta, step)
+        vecmath.softplus_gap_near(*args)
+        for args in zip(a, e, 1.0 / (1.0 + e), step, strict=True)
     ]
     wide = np.longdouble
     exact = np.logaddexp(wide(0), wide(beta) * wide(a)) - np.logaddexp(
