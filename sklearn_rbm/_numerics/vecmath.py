@@ -231,6 +231,13 @@ def log1p_near(y):
 
 
 @vector_jit(inline="always")
+def near_gap_log_argument(x, e, s, step):
+    """``y`` of :func:`softplus_gap_near`: ``e s expm1(step |x|)``, with
+    ``log(1 + y) = log(1 + e') - log(1 + e)``."""
+    return e * s * expm1_near(step * abs(x))
+
+
+@vector_jit(inline="always")
 def softplus_gap_near(x, e, s, step):
     """:func:`softplus_gap` ``(x, beta, beta_next)`` for ``|step x| <=
     NEAR_STEP`` (``step = beta - beta_next``), given ``e = exp(-beta |x|)``
@@ -243,5 +250,4 @@ def softplus_gap_near(x, e, s, step):
     cancellation (about 1e-17 absolute, against 1e-16 for the difference of
     two logarithms).
     """
-    y = e * s * expm1_near(step * abs(x))
-    return step * max(x, 0.0) - log1p_near(y)
+    return step * max(x, 0.0) - log1p_near(near_gap_log_argument(x, e, s, step))
