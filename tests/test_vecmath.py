@@ -45,6 +45,35 @@ def test_sigmoid_and_softplus_match_scipy_and_numpy():
     )
 
 
+def test_near_series_match_libm_and_the_near_gap_has_no_cancellation():
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-vecmath.NEAR_STEP, vecmath.NEAR_STEP, 2000)
+    x[:4] = [0.0, 1e-300, vecmath.NEAR_STEP, -vecmath.NEAR_STEP]
+    np.testing.assert_allclose(
+        _apply(vecmath.expm1_near, x), np.expm1(x), rtol=4.5e-16, atol=0
+    )
+    y = rng.uniform(-0.07, 0.07, 2000)
+    np.testing.assert_allclose(
+        _apply(vecmath.log1p_near, y), np.log1p(y), rtol=4.5e-16, atol=0
+    )
+    # softplus(beta a) - softplus(beta' a) against 80-bit arithmetic, for
+    # steps up to NEAR_STEP in both directions (reverse annealing: step < 0).
+    a = np.concatenate([rng.normal(0, 5, 2000), rng.uniform(-400, 400, 500)])
+    step = rng.uniform(-1, 1, a.size) * vecmath.NEAR_STEP / np.abs(a)
+    beta = rng.uniform(0.3, 1, a.size)
+    e = _apply(vecmath.exp_minus_abs, beta * a)
+    near = [
+        vecmath.softplus_gap_near(*args)
+        for args in zip(a, e, 1.0 / (1.0 + e), step, strict=True)
+    ]
+    wide = np.longdouble
+    exact = np.logaddexp(wide(0), wide(beta) * wide(a)) - np.logaddexp(
+        wide(0), (wide(beta) - wide(step)) * wide(a)
+    )
+    # The gap is at most |step a|, so this is a few roundings absolute.
+    assert np.max(np.abs(near - exact)) < 1e-16 * (1 + np.max(np.abs(step * a)))
+
+
 def test_extreme_and_nan_arguments():
     # NaN must propagate (a diverging fit is detected from NaN parameters),
     # infinities give the limits (up to the documented 1e-304 floor).
