@@ -316,11 +316,15 @@ def implements_linear_path(units):
     hooks of a layer whose energy is linear in its statistics, ``-b . s``,
     and whose base model is a bias of the same shape (Bernoulli units, and
     categorical units through their one-hot statistics):
-    ``log p*_beta(v) = base . s + beta (b - base) . s + hidden terms``."""
+    ``log p*_beta(v) = base . s + beta (b - base) . s + hidden terms``.
+    The annealing path's draws are the layer's own ``sample_`` hook at the
+    annealed bias."""
     implements(base.tempered_context, units)(_base_bias_context)
     implements(base.swap_terms, units)(_linear_swap_terms)
     implements(base.path_context, units)(_linear_path_context)
     implements(base.path_statistics, units)(_linear_path_statistics)
+    implements(base.path_start, units)(_linear_path_start)
+    implements(base.path_sample, units)(_linear_path_sample)
 
 
 def _base_bias_context(units, ctx, base_bias, betas, W):
@@ -340,24 +344,20 @@ def _linear_path_statistics(units, path, V):
     return V, linear_terms(V, path[1])
 
 
-implements_linear_path(BernoulliUnits)
-
-
-@implements(base.path_start, BernoulliUnits)
-def _path_start(units, path, n_chains, W, rng):
+def _linear_path_start(units, path, n_chains, W, rng):
     V = np.zeros((n_chains, W.shape[1]), dtype=W.dtype)
-    add_bias_sample_(V, path[0], rng)
-    return V
+    return base.sample_(units, base.context(units, W), V, path[0], rng)
 
 
-@implements(base.path_sample, BernoulliUnits)
-def _path_sample(units, path, A, W, beta, rng):
+def _linear_path_sample(units, path, A, W, beta, rng):
     base_bias, _, visible_bias = path
     V = np.dot(A, W)
     V *= beta
     annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
-    add_bias_sample_(V, visible_bias, rng)
-    return V
+    return base.sample_(units, base.context(units, W), V, visible_bias, rng)
+
+
+implements_linear_path(BernoulliUnits)
 
 
 @implements(base.path_sample_keyed_, BernoulliUnits)

@@ -419,23 +419,6 @@ def _visible_step(units, ctx, W, velocity, field, terms, data, chain, centring,
 implements_linear_path(CategoricalUnits)
 
 
-@implements(base.path_start, CategoricalUnits)
-def _path_start(units, path, n_chains, W, rng):
-    V = np.zeros((n_chains, W.shape[1]), dtype=W.dtype)
-    add_bias_sample_(V, path[0], units.n_states, rng)
-    return V
-
-
-@implements(base.path_sample, CategoricalUnits)
-def _path_sample(units, path, A, W, beta, rng):
-    base_bias, _, visible_bias = path
-    V = np.dot(A, W)
-    V *= beta
-    annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
-    add_bias_sample_(V, visible_bias, units.n_states, rng)
-    return V
-
-
 @implements(base.path_sample_keyed_, CategoricalUnits)
 def _path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
     base_bias, _, visible_bias = path
