@@ -141,19 +141,104 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
             row_loss[s] = ws * loss
 
 
-@jit
-def pairs_to_row_major(e, rows, cols, K):
-    """``K`` (L, q, L q) of :func:`pseudo_likelihood_residuals` from the pair
-    blocks ``e[p] = J[rows[p], cols[p]]``, written in place (the diagonal
-    blocks are left as they are: zero)."""
-    q = e.shape[1]
-    for p in range(e.shape[0]):
+@jit(inline="always")
+def _parameter(x, d, t, scale, k):
+    """``theta[k] = (x[k] + t d[k]) scale[k]`` (``d`` or ``scale`` None: left
+    out): the parameters at a line-search step of the scaled variables,
+    never stored as a vector."""
+    v = x[k]
+    if d is not None:
+        v += t * d[k]
+    if scale is not None:
+        v *= scale[k]
+    return v
+
+
+@jit(parallel=True)
+def stage_parameters(x, d, t, scale, rows, cols, h, K):
+    """The fields ``h`` and the row-major couplings ``K`` (L, q, L q) of
+    :func:`pseudo_likelihood_residuals` (both in ``K``'s dtype) from the
+    parameter vector ``theta`` of ``_parameter`` (the fields, then the pair
+    blocks ``J[rows[p], cols[p]]``), in one pass; the diagonal blocks of ``K``
+    are left as they are (zero).
+
+    Returns ``(max |theta|, ||theta_h||^2, ||theta_e||^2)``, the sums per
+    pair block added in pair order (independent of the thread count).
+    """
+    q = K.shape[1]
+    n_fields = h.size
+    n_pairs = rows.size
+    squares = np.empty(n_pairs)
+    largest = np.zeros(n_pairs)
+    for p in numba.prange(n_pairs):
         i, j = rows[p], cols[p]
+        base = n_fields + p * q * q
+        total = 0.0
+        top = 0.0
         for a in range(q):
             for b in range(q):
-                v = e[p, a, b]
+                v = _parameter(x, d, t, scale, base + a * q + b)
+                total += v * v
+                top = max(top, abs(v))
                 K[i, a, j * q + b] = v
                 K[j, b, i * q + a] = v
+        squares[p] = total
+        largest[p] = top
+    fields = 0.0
+    top = 0.0
+    for k in range(n_fields):
+        v = _parameter(x, d, t, scale, k)
+        fields += v * v
+        top = max(top, abs(v))
+        h[k] = v
+    coupling = 0.0
+    for p in range(n_pairs):
+        coupling += squares[p]
+        top = max(top, largest[p])
+    return top, fields, coupling
+
+
+@jit(parallel=True)
+def gather_gradient(G, grad_h, unit, x, d, t, scale, rows, cols, lambda_h, lambda_e, out):
+    """The penalised objective's gradient in the variables of ``_parameter``:
+    ``out[k] = scale[k] (unit * data[k] + 2 lambda theta[k])``, where the data
+    term's gradient is ``grad_h`` for the fields and, for a coupling
+    ``J[i, j, a, b]``, the two entries ``G[i, a, j q + b] + G[j, b, i q + a]``
+    of the row-major free-entry gradient (:func:`scatter_residuals`).
+
+    Returns ``out . d`` (0 when ``d`` is None), summed per pair block in pair
+    order.
+    """
+    q = G.shape[1]
+    n_fields = grad_h.size
+    n_pairs = rows.size
+    slopes = np.empty(n_pairs)
+    for p in numba.prange(n_pairs):
+        i, j = rows[p], cols[p]
+        base = n_fields + p * q * q
+        slope = 0.0
+        for a in range(q):
+            for b in range(q):
+                k = base + a * q + b
+                data = np.float64(G[i, a, j * q + b]) + np.float64(G[j, b, i * q + a])
+                v = unit * data + 2.0 * lambda_e * _parameter(x, d, t, scale, k)
+                if scale is not None:
+                    v *= scale[k]
+                out[k] = v
+                if d is not None:
+                    slope += v * d[k]
+        slopes[p] = slope
+    total = 0.0
+    for k in range(n_fields):
+        v = unit * grad_h[k] + 2.0 * lambda_h * _parameter(x, d, t, scale, k)
+        if scale is not None:
+            v *= scale[k]
+        out[k] = v
+        if d is not None:
+            total += v * d[k]
+    for p in range(n_pairs):
+        total += slopes[p]
+    return total
 
 
 @jit(parallel=True)
