@@ -127,20 +127,22 @@ def _push_pair(x, d, t, g, g_new, S, Y, slot):
 
 @jit(parallel=True)
 def _combine(coef_s, coef_y, coef_g, S, Y, g, d):
-    """``d = sum_c coef_s[c] S[c] + coef_y[c] Y[c] + coef_g g``."""
+    """``d = sum_c coef_s[c] S[c] + coef_y[c] Y[c] + coef_g g``, block by
+    block (a block of ``d`` stays in cache while the pairs are added)."""
     m, n = S.shape
     n_blocks = (n + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
         lo = block * BLOCK
         hi = min(n, lo + BLOCK)
-        for k in range(lo, hi):
-            d[k] = coef_g * g[k]
+        out, gb = d[lo:hi], g[lo:hi]  # views from 0: no wraparound checks
+        for k in range(out.size):
+            out[k] = coef_g * gb[k]
         for c in range(m):
             if coef_s[c] != 0.0 or coef_y[c] != 0.0:
                 a, b = coef_s[c], coef_y[c]
-                s, y = S[c], Y[c]
-                for k in range(lo, hi):
-                    d[k] += a * s[k] + b * y[k]
+                s, y = S[c, lo:hi], Y[c, lo:hi]
+                for k in range(out.size):
+                    out[k] += a * s[k] + b * y[k]
 
 
 class _Curvature:
@@ -290,7 +292,9 @@ def lbfgs(evaluate, x0, history, max_iter, max_evaluations, callback):
     S = np.zeros((history, n), dtype=np.float32)
     Y = np.zeros((history, n), dtype=np.float32)
     g, g_new = np.empty(n), np.empty(n)
-    d = np.zeros(n)
+    # The direction in float32 too: the line search and the pair use the
+    # rounded direction throughout, so it is exactly the direction followed.
+    d = np.zeros(n, dtype=np.float32)
     value, _ = evaluate(x, d, 0.0, g)
     evaluations = 1
     curvature = _Curvature(history)

@@ -15,6 +15,8 @@ afterwards, so the results do not depend on the thread count.
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from .._numerics.jit import jit
 
@@ -141,17 +143,47 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
             row_loss[s] = ws * loss
 
 
-@jit(inline="always")
+def _segment(v, lo, hi):
+    """``v[lo:hi]``, or None for None (compiled: see the overload below)."""
+    return None if v is None else v[lo:hi]
+
+
+@overload(_segment, inline="always")
+def _segment_compiled(v, lo, hi):
+    if isinstance(v, types.NoneType):
+        return lambda v, lo, hi: None
+    return lambda v, lo, hi: v[lo:hi]
+
+
+# The helpers below take ``d`` and ``scale`` as arguments (not inlined in
+# numba's IR): only there is ``is None`` decided at compile time.
+
+
+@jit
+def _times(v, scale, k):
+    """``v * scale[k]``, or ``v`` when ``scale`` is None."""
+    if scale is None:
+        return v
+    return v * scale[k]
+
+
+@jit
 def _parameter(x, d, t, scale, k):
     """``theta[k] = (x[k] + t d[k]) scale[k]`` (``d`` or ``scale`` None: left
     out): the parameters at a line-search step of the scaled variables,
     never stored as a vector."""
-    v = x[k]
+    v = np.float64(x[k])
     if d is not None:
         v += t * d[k]
-    if scale is not None:
-        v *= scale[k]
-    return v
+    return _times(v, scale, k)
+
+
+@jit
+def _along(v, d, k):
+    """``v * d[k]``, or 0 when ``d`` is None."""
+    if d is None:
+        return 0.0
+    return v * d[k]
 
 
 @jit(parallel=True)
@@ -172,16 +204,21 @@ def stage_parameters(x, d, t, scale, rows, cols, h, K):
     largest = np.zeros(n_pairs)
     for p in numba.prange(n_pairs):
         i, j = rows[p], cols[p]
-        base = n_fields + p * q * q
+        lo = n_fields + p * q * q
+        # Views that start at 0: an offset index needs a wraparound check.
+        xp, dp = x[lo : lo + q * q], _segment(d, lo, lo + q * q)
+        sp = _segment(scale, lo, lo + q * q)
         total = 0.0
         top = 0.0
         for a in range(q):
+            row = K[i, a, j * q : (j + 1) * q]
+            column = K[j, :, i * q + a]
             for b in range(q):
-                v = _parameter(x, d, t, scale, base + a * q + b)
+                v = _parameter(xp, dp, t, sp, a * q + b)
                 total += v * v
                 top = max(top, abs(v))
-                K[i, a, j * q + b] = v
-                K[j, b, i * q + a] = v
+                row[b] = v
+                column[b] = v
         squares[p] = total
         largest[p] = top
     fields = 0.0
@@ -215,27 +252,27 @@ def gather_gradient(G, grad_h, unit, x, d, t, scale, rows, cols, lambda_h, lambd
     slopes = np.empty(n_pairs)
     for p in numba.prange(n_pairs):
         i, j = rows[p], cols[p]
-        base = n_fields + p * q * q
+        lo = n_fields + p * q * q
+        xp, dp = x[lo : lo + q * q], _segment(d, lo, lo + q * q)
+        sp, op = _segment(scale, lo, lo + q * q), out[lo : lo + q * q]
         slope = 0.0
         for a in range(q):
+            row = G[i, a, j * q : (j + 1) * q]
+            column = G[j, :, i * q + a]
             for b in range(q):
-                k = base + a * q + b
-                data = np.float64(G[i, a, j * q + b]) + np.float64(G[j, b, i * q + a])
-                v = unit * data + 2.0 * lambda_e * _parameter(x, d, t, scale, k)
-                if scale is not None:
-                    v *= scale[k]
-                out[k] = v
-                if d is not None:
-                    slope += v * d[k]
+                k = a * q + b
+                data = np.float64(row[b]) + np.float64(column[b])
+                v = unit * data + 2.0 * lambda_e * _parameter(xp, dp, t, sp, k)
+                v = _times(v, sp, k)
+                op[k] = v
+                slope += _along(v, dp, k)
         slopes[p] = slope
     total = 0.0
     for k in range(n_fields):
         v = unit * grad_h[k] + 2.0 * lambda_h * _parameter(x, d, t, scale, k)
-        if scale is not None:
-            v *= scale[k]
+        v = _times(v, scale, k)
         out[k] = v
-        if d is not None:
-            total += v * d[k]
+        total += _along(v, d, k)
     for p in range(n_pairs):
         total += slopes[p]
     return total
