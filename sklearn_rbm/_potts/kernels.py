@@ -84,6 +84,33 @@ def _exponentiate(H):
     return top, z
 
 
+@jit
+def _prefix_checkpoints(X, order, first, last):
+    """For the rows ``first .. last - 1`` of a block: ``shared[u]``, the
+    number of leading columns (in ``order``) row ``first + u`` shares with
+    the row before it (0 for the first), and ``saves[u, k]``, whether that
+    row must keep its partial sum after ``k`` columns because a later row
+    starts from it (the latest row before it that sums past column ``k``)."""
+    L = X.shape[1]
+    n = last - first
+    shared = np.zeros(n, dtype=np.int64)
+    for u in range(1, n):
+        s = first + u
+        k = 0
+        while k < L and X[s, order[k]] == X[s - 1, order[k]]:
+            k += 1
+        shared[u] = k
+    saves = np.zeros((n, L + 1), dtype=np.bool_)
+    for u in range(1, n):
+        k = shared[u]
+        if k > 0:
+            r = u - 1
+            while shared[r] >= k:
+                r -= 1
+            saves[r, k] = True
+    return shared, saves
+
+
 @jit(parallel=True)
 def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
     """The negative log pseudo-likelihood of rows ``start .. start + len(R)``
@@ -94,12 +121,13 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
     ``H_s = h + sum_j K[j, x_sj]``, are ``L`` additions of contiguous vectors
     of length ``L q`` (long loops that vectorise, where the site-major layout
     adds ``L^2`` vectors of length ``q``). The sum runs over the columns in
-    ``order`` and keeps every partial sum, so a row that agrees with the one
-    before it in its first ``k`` columns of ``order`` starts from the
-    ``k``-th partial sum: with the rows sorted in that column order and the
-    most conserved columns first, neighbouring rows share long prefixes (42 %
-    of the additions on PF00014), at no cost in memory traffic (a partial
-    sum is written where the running sum would be).
+    ``order``, so a row that agrees with the one before it in its first
+    ``k`` columns of ``order`` starts from the partial sum after ``k``
+    columns: with the rows sorted in that column order and the most
+    conserved columns first, neighbouring rows share long prefixes (42 % of
+    the additions on PF00014). The running sum is accumulated in the row's
+    own output ``R[s - start]`` (in cache) and copied out only at the
+    partial sums a later row starts from (:func:`_prefix_checkpoints`).
 
     ``R[s - start]`` is overwritten with ``w_s (P_si - onehot(x_si))`` for
     every site, ``row_loss[s]`` with ``-w_s sum_i log P(x_si | x_s,-i)``.
@@ -111,23 +139,22 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
     stop = min(X.shape[0], start + R.shape[0])
     n_blocks = (stop - start + 63) // 64
     for block in numba.prange(n_blocks):
-        partial = np.empty((L + 1, size), dtype=K.dtype)
-        partial[0] = h
         first = start + block * 64
-        for s in range(first, min(stop, first + 64)):
-            shared = 0
-            if s > first:
-                while shared < L and X[s, order[shared]] == X[s - 1, order[shared]]:
-                    shared += 1
-            for k in range(shared, L):
+        last = min(stop, first + 64)
+        shared, saves = _prefix_checkpoints(X, order, first, last)
+        checkpoint = np.empty((L + 1, size), dtype=K.dtype)
+        checkpoint[0] = h
+        for u in range(last - first):
+            s = first + u
+            H = R[s - start]
+            H[:] = checkpoint[shared[u]]
+            for k in range(shared[u], L):
                 j = order[k]
                 row = K[j, X[s, j]]
-                before = partial[k]
-                after = partial[k + 1]
                 for m in range(size):
-                    after[m] = before[m] + row[m]
-            H = R[s - start]
-            H[:] = partial[L]
+                    H[m] += row[m]
+                if saves[u, k + 1]:
+                    checkpoint[k + 1] = H
             ws = w[s]
             loss = 0.0
             for i in range(L):
