@@ -308,8 +308,8 @@ def lbfgs(evaluate, x0, history, max_iter, max_evaluations, callback):
         # L-BFGS-B's; later the curvature model's unit step fits.
         t0 = 1.0 if curvature.order else 1.0 / np.sqrt(curvature.gram[-1, -1])
 
-        def phi(t):
-            return evaluate(x, d, t, g_new)
+        def phi(t, trial=g_new):
+            return evaluate(x, d, t, trial)
 
         budget = min(MAX_SEARCH, max_evaluations - evaluations)
         t, new_value, _, used = wolfe_search(phi, value, slope, t0, budget)

@@ -263,7 +263,9 @@ def stage_parameters(x, d, t, scale, rows, cols, h, K):
 
 
 @jit(parallel=True)
-def gather_gradient(G, grad_h, unit, x, d, t, scale, rows, cols, lambda_h, lambda_e, out):
+def gather_gradient(
+    G, grad_h, unit, x, d, t, scale, rows, cols, lambda_h, lambda_e, out
+):
     """The penalised objective's gradient in the variables of ``_parameter``:
     ``out[k] = scale[k] (unit * data[k] + 2 lambda theta[k])``, where the data
     term's gradient is ``grad_h`` for the fields and, for a coupling
