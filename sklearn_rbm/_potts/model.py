@@ -252,9 +252,7 @@ class Preconditioned:
 
     def __init__(self, objective, diagonal):
         self.objective = objective
-        # float32: a rounded scaling is another diagonal preconditioner, and
-        # each pass over the parameters reads a quarter fewer bytes.
-        self.scale = (1.0 / np.sqrt(diagonal)).astype(np.float32)
+        self.scale = 1.0 / np.sqrt(diagonal)  # float64: penalties up to 1e300
 
     def __call__(self, x, d, t, grad):
         if hasattr(self.objective, "evaluate"):
