@@ -4,21 +4,23 @@ vector work compiled.
 scipy's L-BFGS-B spends longer in its own Fortran update than a Potts model's
 compiled gradient takes on a family of 1,000 sequences and 5.7 million
 parameters, and the Python around it copies the parameter vector several
-times per iteration. Here each iteration makes two passes over memory:
+times per iteration. Here an iteration makes three compiled passes over
+memory besides the objective's:
 
-* :func:`_push_pair` moves ``x`` along the accepted step, stores the new
+* :func:`_push_pair` moves ``x`` along the accepted step and stores the new
   correction pair ``(s, y)`` in float32 (the history is only a model of the
-  curvature; half the bytes) and takes the dot products of ``s``, ``y`` and the
-  new gradient with every stored pair;
-* :func:`_combine` writes the next direction as a combination of the stored
-  pairs and the gradient.
+  curvature; half the bytes), then takes the dot products of ``s``, ``y`` and
+  the new gradient with every stored pair, block by block;
+* :func:`_combine` writes the next direction (float32 too: the line search
+  and the pair use the rounded direction throughout) as a combination of the
+  stored pairs and the gradient.
 
 The two-loop recursion itself runs on those dot products alone, in
 ``(2m + 1)``-dimensional coefficient space: the "vector-free" L-BFGS of Chen,
 Wang & Zhou (2014), the same direction as Nocedal's two-loop recursion
-(Nocedal & Wright 2006, Algorithm 7.4) with ``4m`` passes over memory fewer.
-Dot products are summed per block of ``BLOCK`` entries and the blocks in order,
-so the result does not depend on the thread count.
+(Nocedal & Wright 2006, Algorithm 7.4), whose ``2m`` steps each read a pair
+and read and write a full-length vector. Every sum runs in a fixed order, so
+the result does not depend on the thread count.
 
 The line search (:func:`wolfe_search`) finds a step meeting the strong Wolfe
 conditions by bracketing and safeguarded cubic interpolation (Nocedal &
