@@ -43,9 +43,9 @@ import warnings
 
 import numba
 import numpy as np
-import scipy.optimize
 
 from sklearn_rbm import PottsPseudoLikelihood
+from sklearn_rbm._numerics.lbfgs import lbfgs
 from sklearn_rbm._potts.data import distinct_rows
 from sklearn_rbm._potts.model import (
     PairLayout,
@@ -114,12 +114,12 @@ def time_to_objective(path, threads, target, max_iter=400):
     theta0[: layout.n_fields] = independent_fields(rows, rw, 21).ravel()
     reached = {}
 
-    def callback(intermediate_result):
-        reached.setdefault("n_iter", 0)
-        reached["n_iter"] += 1
-        if intermediate_result.fun <= target:
+    def reached_target(iteration, value):
+        reached["n_iter"] = iteration
+        if value <= target:
             reached["seconds"] = time.perf_counter() - start
-            raise StopIteration
+            return True
+        return False
 
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
@@ -127,10 +127,9 @@ def time_to_objective(path, threads, target, max_iter=400):
         scaled = Preconditioned(
             objective, diagonal_preconditioner(rows, rw, layout, LAMBDA_H, LAMBDA_E)
         )
-        scipy.optimize.minimize(
-            scaled, theta0 / scaled.scale, jac=True, method="L-BFGS-B",
-            callback=callback,
-            options={"maxiter": max_iter, "maxcor": 5, "ftol": 0, "gtol": 0},
+        lbfgs(
+            scaled, theta0 / scaled.scale, 5, max_iter, 4 * max_iter + 20,
+            reached_target,
         )  # fmt: skip
     finally:
         numba.set_num_threads(previous)

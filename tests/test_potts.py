@@ -369,7 +369,7 @@ def test_memory_is_checked_with_the_formula_in_the_message(monkeypatch):
 
     monkeypatch.setattr(utils, "_machine_memory", lambda: 24 * 2**30)
     X = np.zeros((2, 1000), dtype=np.uint8)
-    with pytest.raises(MemoryError, match=r"\(12.5 \+ history\) \* L\^2 \* q\^2 \* 8"):
+    with pytest.raises(MemoryError, match=r"\(5 \+ history / 2\) \* L\^2 \* q\^2 \* 8"):
         PottsPseudoLikelihood(n_states=21).fit(X)
     # L = 1,000 at q = 21 fits in 24 GiB with the node-wise solver.
     assert _fit_memory(20000, 1000, 21, "nodewise", 5) < 24 * 2**30
@@ -394,3 +394,76 @@ def test_memory_estimate_bounds_the_measured_peak(solver):
 
     estimate = _fit_memory(300, 40, 21, solver, potts.history)
     assert 0.6 * estimate < peak <= estimate
+
+
+def _two_loop(S, Y, g):
+    """Nocedal's two-loop recursion in float64, pairs oldest first: ``-H g``."""
+    q = g.copy()
+    alphas = []
+    for s, y in zip(S[::-1], Y[::-1], strict=True):
+        alpha = (s @ q) / (s @ y)
+        q -= alpha * y
+        alphas.append(alpha)
+    q *= (S[-1] @ Y[-1]) / (Y[-1] @ Y[-1])
+    for (s, y), alpha in zip(zip(S, Y, strict=True), alphas[::-1], strict=True):
+        beta = (y @ q) / (s @ y)
+        q += (alpha - beta) * s
+    return -q
+
+
+def test_lbfgs_direction_is_the_two_loop_recursion():
+    """The vector-free direction (dot products and one combination pass)
+    equals the classic recursion on the same float32 pairs, slots reused as
+    a ring."""
+    from sklearn_rbm._numerics.lbfgs import _combine, _Curvature, _pair_dots
+
+    rng = np.random.default_rng(7)
+    n, m = 1000, 3
+    A = rng.normal(size=(n, 20))
+    S = np.zeros((m, n), dtype=np.float32)
+    Y = np.zeros((m, n), dtype=np.float32)
+    curvature = _Curvature(m)
+    kept = []
+    for _ in range(5):  # more pairs than slots: the oldest are overwritten
+        slot = curvature.next_slot()
+        s = rng.normal(size=n)
+        S[slot] = s
+        Y[slot] = A @ (A.T @ s) + 0.1 * s  # a positive definite curvature
+        g = rng.normal(size=n)
+        curvature.push(slot, _pair_dots(S, Y, g, slot))
+        kept = [*kept, slot][-m:]
+    coef_s, coef_y, coef_g, slope = curvature.direction()
+    d = np.empty(n, dtype=np.float32)
+    _combine(coef_s, coef_y, coef_g, S, Y, g, d)
+    expected = _two_loop(S[kept].astype(float), Y[kept].astype(float), g)
+    assert np.allclose(d, expected, rtol=1e-5, atol=1e-6 * np.abs(expected).max())
+    assert slope == pytest.approx(g @ expected, rel=1e-6)
+
+
+def test_lbfgs_reaches_scipys_minimum_deterministically():
+    from sklearn_rbm._numerics.lbfgs import lbfgs
+
+    rng = np.random.default_rng(8)
+    Z, labels = rng.normal(size=(200, 30)), rng.random(200) < 0.5
+
+    def loss(x):  # penalised logistic regression: smooth, strictly convex
+        margin = np.where(labels, 1.0, -1.0) * (Z @ x)
+        value = np.logaddexp(0.0, -margin).sum() + 0.5 * x @ x
+        weights = -np.where(labels, 1.0, -1.0) / (1.0 + np.exp(margin))
+        return value, Z.T @ weights + x
+
+    def evaluate(x, d, t, grad):
+        value, grad[:] = loss(x + t * d)
+        return value, float(grad @ d)
+
+    runs = [
+        lbfgs(evaluate, np.zeros(30), 5, 200, 1000, lambda it, v: False)
+        for _ in range(2)
+    ]
+    reference = scipy.optimize.minimize(
+        loss, np.zeros(30), jac=True, method="BFGS", options={"gtol": 1e-10}
+    )
+    assert runs[0].fun == pytest.approx(reference.fun, rel=1e-12)
+    assert np.allclose(runs[0].x, reference.x, atol=1e-5)
+    assert runs[0].status == "line_search"  # converged: no step lowers it
+    assert np.array_equal(runs[0].x, runs[1].x)

@@ -161,8 +161,8 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         about 55 iterations, below plmc's objective after its 100, where the
         top-L contacts have settled.
     history : int, default=5
-        Number of correction pairs L-BFGS keeps (memory ``history * L^2 q^2
-        * 8`` bytes; plmc's liblbfgs keeps 6).
+        Number of correction pairs L-BFGS keeps (in float32: memory
+        ``history * L^2 q^2 * 4`` bytes; plmc's liblbfgs keeps 6).
     score_method : {'auto', 'exact', 'ais'}, default='auto'
         How :meth:`score_samples` gets ``log Z``: 'exact' enumerates the
         ``q^L`` states (at most ``2^30``); 'ais' anneals from the

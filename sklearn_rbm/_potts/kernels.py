@@ -15,6 +15,8 @@ afterwards, so the results do not depend on the thread count.
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from .._numerics.jit import jit
 
@@ -82,6 +84,33 @@ def _exponentiate(H):
     return top, z
 
 
+@jit
+def _prefix_checkpoints(X, order, first, last):
+    """For the rows ``first .. last - 1`` of a block: ``shared[u]``, the
+    number of leading columns (in ``order``) row ``first + u`` shares with
+    the row before it (0 for the first), and ``saves[u, k]``, whether that
+    row must keep its partial sum after ``k`` columns because a later row
+    starts from it (the latest row before it that sums past column ``k``)."""
+    L = X.shape[1]
+    n = last - first
+    shared = np.zeros(n, dtype=np.int64)
+    for u in range(1, n):
+        s = first + u
+        k = 0
+        while k < L and X[s, order[k]] == X[s - 1, order[k]]:
+            k += 1
+        shared[u] = k
+    saves = np.zeros((n, L + 1), dtype=np.bool_)
+    for u in range(1, n):
+        k = shared[u]
+        if k > 0:
+            r = u - 1
+            while shared[r] >= k:
+                r -= 1
+            saves[r, k] = True
+    return shared, saves
+
+
 @jit(parallel=True)
 def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
     """The negative log pseudo-likelihood of rows ``start .. start + len(R)``
@@ -92,12 +121,13 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
     ``H_s = h + sum_j K[j, x_sj]``, are ``L`` additions of contiguous vectors
     of length ``L q`` (long loops that vectorise, where the site-major layout
     adds ``L^2`` vectors of length ``q``). The sum runs over the columns in
-    ``order`` and keeps every partial sum, so a row that agrees with the one
-    before it in its first ``k`` columns of ``order`` starts from the
-    ``k``-th partial sum: with the rows sorted in that column order and the
-    most conserved columns first, neighbouring rows share long prefixes (42 %
-    of the additions on PF00014), at no cost in memory traffic (a partial
-    sum is written where the running sum would be).
+    ``order``, so a row that agrees with the one before it in its first
+    ``k`` columns of ``order`` starts from the partial sum after ``k``
+    columns: with the rows sorted in that column order and the most
+    conserved columns first, neighbouring rows share long prefixes (42 % of
+    the additions on PF00014). The running sum is accumulated in the row's
+    own output ``R[s - start]`` (in cache) and copied out only at the
+    partial sums a later row starts from (:func:`_prefix_checkpoints`).
 
     ``R[s - start]`` is overwritten with ``w_s (P_si - onehot(x_si))`` for
     every site, ``row_loss[s]`` with ``-w_s sum_i log P(x_si | x_s,-i)``.
@@ -109,23 +139,22 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
     stop = min(X.shape[0], start + R.shape[0])
     n_blocks = (stop - start + 63) // 64
     for block in numba.prange(n_blocks):
-        partial = np.empty((L + 1, size), dtype=K.dtype)
-        partial[0] = h
         first = start + block * 64
-        for s in range(first, min(stop, first + 64)):
-            shared = 0
-            if s > first:
-                while shared < L and X[s, order[shared]] == X[s - 1, order[shared]]:
-                    shared += 1
-            for k in range(shared, L):
+        last = min(stop, first + 64)
+        shared, saves = _prefix_checkpoints(X, order, first, last)
+        checkpoint = np.empty((L + 1, size), dtype=K.dtype)
+        checkpoint[0] = h
+        for u in range(last - first):
+            s = first + u
+            H = R[s - start]
+            H[:] = checkpoint[shared[u]]
+            for k in range(shared[u], L):
                 j = order[k]
                 row = K[j, X[s, j]]
-                before = partial[k]
-                after = partial[k + 1]
                 for m in range(size):
-                    after[m] = before[m] + row[m]
-            H = R[s - start]
-            H[:] = partial[L]
+                    H[m] += row[m]
+                if saves[u, k + 1]:
+                    checkpoint[k + 1] = H
             ws = w[s]
             loss = 0.0
             for i in range(L):
@@ -141,19 +170,141 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
             row_loss[s] = ws * loss
 
 
+def _segment(v, lo, hi):
+    """``v[lo:hi]``, or None for None (compiled: see the overload below)."""
+    return None if v is None else v[lo:hi]
+
+
+@overload(_segment, inline="always")
+def _segment_compiled(v, lo, hi):
+    if isinstance(v, types.NoneType):
+        return lambda v, lo, hi: None
+    return lambda v, lo, hi: v[lo:hi]
+
+
+# The helpers below take ``d`` and ``scale`` as arguments (not inlined in
+# numba's IR): only there is ``is None`` decided at compile time.
+
+
 @jit
-def pairs_to_row_major(e, rows, cols, K):
-    """``K`` (L, q, L q) of :func:`pseudo_likelihood_residuals` from the pair
-    blocks ``e[p] = J[rows[p], cols[p]]``, written in place (the diagonal
-    blocks are left as they are: zero)."""
-    q = e.shape[1]
-    for p in range(e.shape[0]):
+def _times(v, scale, k):
+    """``v * scale[k]``, or ``v`` when ``scale`` is None."""
+    if scale is None:
+        return v
+    return v * scale[k]
+
+
+@jit
+def _parameter(x, d, t, scale, k):
+    """``theta[k] = (x[k] + t d[k]) scale[k]`` (``d`` or ``scale`` None: left
+    out): the parameters at a line-search step of the scaled variables,
+    never stored as a vector."""
+    v = np.float64(x[k])
+    if d is not None:
+        v += t * d[k]
+    return _times(v, scale, k)
+
+
+@jit
+def _along(v, d, k):
+    """``v * d[k]``, or 0 when ``d`` is None."""
+    if d is None:
+        return 0.0
+    return v * d[k]
+
+
+@jit(parallel=True)
+def stage_parameters(x, d, t, scale, rows, cols, h, K):
+    """The fields ``h`` and the row-major couplings ``K`` (L, q, L q) of
+    :func:`pseudo_likelihood_residuals` (both in ``K``'s dtype) from the
+    parameter vector ``theta`` of ``_parameter`` (the fields, then the pair
+    blocks ``J[rows[p], cols[p]]``), in one pass; the diagonal blocks of ``K``
+    are left as they are (zero).
+
+    Returns ``(max |theta|, ||theta_h||^2, ||theta_e||^2)``, the sums per
+    pair block added in pair order (independent of the thread count).
+    """
+    q = K.shape[1]
+    n_fields = h.size
+    n_pairs = rows.size
+    squares = np.empty(n_pairs)
+    largest = np.zeros(n_pairs)
+    for p in numba.prange(n_pairs):
         i, j = rows[p], cols[p]
+        lo = n_fields + p * q * q
+        # Views that start at 0: an offset index needs a wraparound check.
+        xp, dp = x[lo : lo + q * q], _segment(d, lo, lo + q * q)
+        sp = _segment(scale, lo, lo + q * q)
+        total = 0.0
+        top = 0.0
         for a in range(q):
+            row = K[i, a, j * q : (j + 1) * q]
+            column = K[j, :, i * q + a]
             for b in range(q):
-                v = e[p, a, b]
-                K[i, a, j * q + b] = v
-                K[j, b, i * q + a] = v
+                v = _parameter(xp, dp, t, sp, a * q + b)
+                total += v * v
+                top = max(top, abs(v))
+                row[b] = v
+                column[b] = v
+        squares[p] = total
+        largest[p] = top
+    fields = 0.0
+    top = 0.0
+    for k in range(n_fields):
+        v = _parameter(x, d, t, scale, k)
+        fields += v * v
+        top = max(top, abs(v))
+        h[k] = v
+    coupling = 0.0
+    for p in range(n_pairs):
+        coupling += squares[p]
+        top = max(top, largest[p])
+    return top, fields, coupling
+
+
+@jit(parallel=True)
+def gather_gradient(
+    G, grad_h, unit, x, d, t, scale, rows, cols, lambda_h, lambda_e, out
+):
+    """The penalised objective's gradient in the variables of ``_parameter``:
+    ``out[k] = scale[k] (unit * data[k] + 2 lambda theta[k])``, where the data
+    term's gradient is ``grad_h`` for the fields and, for a coupling
+    ``J[i, j, a, b]``, the two entries ``G[i, a, j q + b] + G[j, b, i q + a]``
+    of the row-major free-entry gradient (:func:`scatter_residuals`).
+
+    Returns ``out . d`` (0 when ``d`` is None), summed per pair block in pair
+    order.
+    """
+    q = G.shape[1]
+    n_fields = grad_h.size
+    n_pairs = rows.size
+    slopes = np.empty(n_pairs)
+    for p in numba.prange(n_pairs):
+        i, j = rows[p], cols[p]
+        lo = n_fields + p * q * q
+        xp, dp = x[lo : lo + q * q], _segment(d, lo, lo + q * q)
+        sp, op = _segment(scale, lo, lo + q * q), out[lo : lo + q * q]
+        slope = 0.0
+        for a in range(q):
+            row = G[i, a, j * q : (j + 1) * q]
+            column = G[j, :, i * q + a]
+            for b in range(q):
+                k = a * q + b
+                data = np.float64(row[b]) + np.float64(column[b])
+                v = unit * data + 2.0 * lambda_e * _parameter(xp, dp, t, sp, k)
+                v = _times(v, sp, k)
+                op[k] = v
+                slope += _along(v, dp, k)
+        slopes[p] = slope
+    total = 0.0
+    for k in range(n_fields):
+        v = unit * grad_h[k] + 2.0 * lambda_h * _parameter(x, d, t, scale, k)
+        v = _times(v, scale, k)
+        out[k] = v
+        total += _along(v, d, k)
+    for p in range(n_pairs):
+        total += slopes[p]
+    return total
 
 
 @jit(parallel=True)

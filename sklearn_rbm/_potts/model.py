@@ -42,16 +42,6 @@ class PairLayout:
         Jt[self.cols, self.rows] = e
         return Jt
 
-    def fold_row_major(self, G):
-        """The gradient of each pair block from the free-entry gradient of
-        the row-major ``K`` (L, q, L q) of ``kernels.pairs_to_row_major``:
-        ``J[i, j, a, b]`` is ``K[j, b, i, a]`` and ``K[i, a, j, b]``."""
-        L, q = self.L, self.q
-        G = G.reshape(L, q, L, q)
-        return G[self.rows, :, self.cols, :] + G[self.cols, :, self.rows, :].transpose(
-            0, 2, 1
-        )
-
     def symmetric(self, e):
         """``J`` (L, L, q, q), ``J[i, j, a, b] = J[j, i, b, a]``."""
         L, q = self.L, self.q
@@ -114,8 +104,8 @@ class PseudoLikelihoodObjective:
         self.n_evaluations = 0
 
     def _work(self, dtype):
-        """The scaled weights, coupling gradient, residual chunk and
-        couplings in ``dtype``, allocated at the first use."""
+        """The scaled weights, coupling gradient, residual chunk, couplings
+        and fields in ``dtype``, allocated at the first use."""
         if dtype not in self._buffers:
             L, q = self.layout.L, self.layout.q
             self._buffers[dtype] = (
@@ -123,19 +113,14 @@ class PseudoLikelihoodObjective:
                 np.empty((L, q, L * q), dtype=dtype),
                 np.empty((self.chunk, L * q), dtype=dtype),
                 np.zeros((L, q, L * q), dtype=dtype),  # diagonal blocks stay 0
+                np.empty(L * q, dtype=dtype),
             )
         return self._buffers[dtype]
 
-    def negative_log_pl(self, theta):
-        """The data term alone (no penalty) and its gradient."""
-        layout = self.layout
-        h, e = layout.split(theta)
-        dtype = self.dtype
-        if dtype != np.float64 and not np.abs(theta).max(initial=0.0) < _FLOAT32_SAFE:
-            dtype = np.dtype(np.float64)  # a line search's far probe
-        w, G, R, K = self._work(dtype)
-        kernels.pairs_to_row_major(e, layout.rows, layout.cols, K)
-        h = h.ravel().astype(dtype)
+    def _data_term(self, w, G, R, K, h):
+        """The negative log pseudo-likelihood over the weights ``w / w_scale``
+        at the staged fields ``h`` and couplings ``K``; its row-major
+        coupling gradient left in ``G``, its field gradient returned."""
         G[:] = 0.0
         grad_h = np.zeros(h.size)
         for start in range(0, self.X.shape[0], R.shape[0]):
@@ -144,22 +129,39 @@ class PseudoLikelihoodObjective:
             )
             kernels.scatter_residuals(self.X, R, G, start)
             grad_h += R[: self.X.shape[0] - start].sum(axis=0, dtype=np.float64)
-        self.n_evaluations += 1
-        grad = np.concatenate([grad_h, layout.fold_row_major(G).ravel()])
-        grad *= self.w_scale
-        return float(np.sum(self.row_loss)) * self.w_scale, grad
+        return float(np.sum(self.row_loss)), grad_h
 
-    def add_penalty(self, theta, grad):
-        """The L2 penalty's value, its gradient added to ``grad`` in place."""
-        n = self.layout.n_fields
-        h, e = theta[:n], theta[n:]
-        grad[:n] += (2.0 * self.lambda_h) * h
-        grad[n:] += (2.0 * self.lambda_e) * e
-        return self.lambda_h * float(h @ h) + self.lambda_e * float(e @ e)
+    def evaluate(self, x, grad, direction=None, step=0.0, scale=None):
+        """The objective at ``theta = (x + step * direction) * scale`` (None:
+        no direction, no scaling), its gradient in ``x`` written into
+        ``grad``; returns ``(value, grad . direction)``.
+
+        ``theta`` is never formed: one compiled pass writes the kernels'
+        couplings from ``x`` and ``direction``, another folds the data
+        gradient and adds the penalty's (the L-BFGS solver's line search
+        probes points along its direction this way).
+        """
+        layout = self.layout
+        staged = (x, direction, step, scale, layout.rows, layout.cols)
+        dtype = self.dtype
+        w, G, R, K, h = self._work(dtype)
+        top, fields, couplings = kernels.stage_parameters(*staged, h, K)
+        if dtype != np.float64 and not top < _FLOAT32_SAFE:
+            # A line search's far probe: sums of L such terms overflow float32.
+            w, G, R, K, h = self._work(np.dtype(np.float64))
+            top, fields, couplings = kernels.stage_parameters(*staged, h, K)
+        loss, grad_h = self._data_term(w, G, R, K, h)
+        slope = kernels.gather_gradient(
+            G, grad_h, self.w_scale, *staged, self.lambda_h, self.lambda_e, grad
+        )
+        self.n_evaluations += 1
+        penalty = self.lambda_h * fields + self.lambda_e * couplings
+        return loss * self.w_scale + penalty, slope
 
     def __call__(self, theta):
-        loss, grad = self.negative_log_pl(theta)
-        return loss + self.add_penalty(theta, grad), grad
+        grad = np.empty(theta.size)
+        value, _ = self.evaluate(theta, grad)
+        return value, grad
 
     def hessian(self, theta, sample=None):
         """``v -> H v``, the objective's exact Hessian at ``theta`` times a
@@ -242,13 +244,19 @@ def diagonal_preconditioner(X, w, layout, lambda_h, lambda_e):
 
 
 class Preconditioned:
-    """``objective(phi / sqrt(D))`` and its gradient in ``phi``."""
+    """``objective(x * scale)``, ``scale = 1 / sqrt(D)``, as the L-BFGS
+    solver evaluates it: ``(x, d, t, grad) -> (value, slope)`` at ``x + t d``
+    with the gradient in ``x`` written into ``grad`` and its dot product with
+    ``d`` (``_numerics.lbfgs``). Objectives with a fused ``evaluate`` (the
+    pseudo-likelihood) take the step and the scaling in their own passes."""
 
     def __init__(self, objective, diagonal):
         self.objective = objective
-        self.scale = 1.0 / np.sqrt(diagonal)
+        self.scale = 1.0 / np.sqrt(diagonal)  # float64: penalties up to 1e300
 
-    def __call__(self, phi):
-        value, grad = self.objective(phi * self.scale)
-        grad *= self.scale
-        return value, grad
+    def __call__(self, x, d, t, grad):
+        if hasattr(self.objective, "evaluate"):
+            return self.objective.evaluate(x, grad, d, t, self.scale)
+        value, theta_grad = self.objective((x + t * d) * self.scale)
+        np.multiply(theta_grad, self.scale, out=grad)
+        return value, float(grad @ d)

@@ -4,8 +4,9 @@ Each entry's ``make_step(problem, options)`` returns ``run(theta0) ->
 Result``, the whole minimisation of the penalised pseudo-likelihood from the
 parameter vector ``theta0`` (the layout of ``model.PairLayout``):
 
-* 'lbfgs': scipy's L-BFGS-B on the variables scaled by the square root of
-  an estimate of the Hessian's diagonal (``model.diagonal_preconditioner``).
+* 'lbfgs': L-BFGS (``_numerics.lbfgs``) on the variables scaled by the
+  square root of an estimate of the Hessian's diagonal
+  (``model.diagonal_preconditioner``).
 * 'newton': truncated Newton. Each step solves the Newton system by
   conjugate gradients preconditioned by the same diagonal, with exact
   Hessian-vector products on a fixed sample of the rows (all of them when
@@ -19,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
-import scipy.optimize
 
 from .._core.solvers import Solver
+from .._numerics.lbfgs import lbfgs
 from .._numerics.newton import ARMIJO, MAX_HALVINGS, conjugate_gradient
 from .model import Preconditioned
 from .nodewise import fit_sites
@@ -71,42 +72,31 @@ def _report(problem, iteration, value):
 
 
 def _make_lbfgs(problem, options=None):
-    """L-BFGS-B stopped when the objective fell by less than ``tol`` times its
-    value per iteration on average over the last ``STOP_WINDOW`` iterations
-    (one iteration's decrease is too noisy a signal: a short line-search step
-    stops a fit that is far from done)."""
+    """L-BFGS (``_numerics.lbfgs``, the objective's step and scaling fused
+    into its own passes) stopped when the objective fell by less than ``tol``
+    times its value per iteration on average over the last ``STOP_WINDOW``
+    iterations (one iteration's decrease is too noisy a signal: a short
+    line-search step stops a fit that is far from done), or when no step
+    along steepest descent lowers it."""
     scaled = Preconditioned(problem.objective, problem.diagonal)
-    scale = scaled.scale
 
     def run(theta0):
         values = []
 
-        def callback(intermediate_result):
-            value = float(intermediate_result.fun)
+        def stop(iteration, value):
             values.append(value)
-            _report(problem, len(values), value)
-            if len(values) > STOP_WINDOW:
-                fall = values[-1 - STOP_WINDOW] - value
-                if fall <= problem.tol * STOP_WINDOW * max(abs(value), 1.0):
-                    raise StopIteration
+            _report(problem, iteration, value)
+            if len(values) <= STOP_WINDOW:
+                return False
+            fall = values[-1 - STOP_WINDOW] - value
+            return fall <= problem.tol * STOP_WINDOW * max(abs(value), 1.0)
 
-        result = scipy.optimize.minimize(
-            scaled,
-            theta0 / scale,
-            jac=True,
-            method="L-BFGS-B",
-            callback=callback,
-            options={
-                "maxiter": problem.max_iter,
-                "maxcor": problem.history,
-                "ftol": 0.0,
-                "gtol": 0.0,
-                "maxfun": 4 * problem.max_iter + 20,
-            },
-        )
-        return Result(
-            result.x * scale, float(result.fun), int(result.nit), result.status != 1
-        )
+        result = lbfgs(
+            scaled, theta0 / scaled.scale, problem.history, problem.max_iter,
+            4 * problem.max_iter + 20, stop,
+        )  # fmt: skip
+        converged = result.status in ("callback", "line_search")
+        return Result(result.x * scaled.scale, result.fun, result.nit, converged)
 
     return run
 
@@ -238,10 +228,10 @@ def _make_proximal(problem, options=None):
 class PottsSolver(Solver):
     """A Potts solver: ``make_step``, and ``blocks(history, n_sites,
     n_jobs)``, the peak memory of a fit in units of the coupling tensor,
-    ``L^2 q^2`` float64 values (measured with tracemalloc at L = 120, q = 21:
-    scipy's L-BFGS-B keeps ``2 history + 5`` parameter vectors of half a
-    block each besides the inputs and bounds it copies; the node-wise fits
-    hold one site's ``L q^2`` values, and its L-BFGS vectors, per thread)."""
+    ``L^2 q^2`` float64 values (measured with tracemalloc at L = 40 and 120,
+    q = 21: L-BFGS keeps its ``2 history`` correction vectors in float32, a
+    quarter block each; the node-wise fits hold one site's ``L q^2`` values,
+    and its L-BFGS vectors, per thread)."""
 
     blocks: Callable = None
     formula: str = ""
@@ -249,7 +239,7 @@ class PottsSolver(Solver):
 
 SOLVERS = {
     "lbfgs": PottsSolver(
-        _make_lbfgs, lambda history, L, n_jobs: 12.5 + history, "12.5 + history"
+        _make_lbfgs, lambda history, L, n_jobs: 5 + history / 2, "5 + history / 2"
     ),
     "newton": PottsSolver(_make_newton, lambda history, L, n_jobs: 9.5, "9.5"),
     "nodewise": PottsSolver(
