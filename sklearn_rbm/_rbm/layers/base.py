@@ -85,6 +85,9 @@ Hooks of the visible layer (whose units index the columns of ``W``):
 ``path_sample``                   a weight increment, the visible draw
 ``path_sample_keyed_``            in place, the visible draw of reverse
                                   annealing (RAISE), keyed per data row
+``sample_keyed_(u, x, ...)``      :func:`sample_` from a given stream (only
+                                  the layers that register the linear path
+                                  of :func:`bernoulli.implements_linear_path`)
 ================================  =============================================
 
 The stubs below document each hook's contract; :func:`linear_step_` is the
@@ -159,6 +162,13 @@ def sample_(units, ctx, inputs, field, rng):
     Draws come from ``rng`` through the counter-based streams of
     ``_numerics/random.py``."""
     return _hook(units, ctx, inputs, field, rng)
+
+
+def sample_keyed_(units, ctx, inputs, field, key):
+    """:func:`sample_` drawing from the counter-based stream ``key``, the
+    uniform of entry ``(r, ...)`` at a position fixed by ``r`` (reverse
+    annealing keys each data row's chains)."""
+    return _hook(units, ctx, inputs, field, key)
 
 
 def resample(units, ctx, M, rng):
@@ -279,6 +289,12 @@ def step_metric(units, ctx, gradient):
     (``sigma^2`` for Gaussian units: their natural gradient); ``gradient``
     itself when there is none."""
     return _hook(units, ctx, gradient)
+
+
+def euclidean_metric(units, ctx, gradient):
+    """:func:`step_metric` of a layer without a preconditioner (register it
+    with :func:`implements`)."""
+    return gradient
 
 
 def visible_step_(units, ctx, W, velocity, field, terms, data, chain, centring,

@@ -253,6 +253,12 @@ def _sample(units, ctx, inputs, field, rng):
     return inputs
 
 
+@implements(base.sample_keyed_, BernoulliUnits)
+def _sample_keyed(units, ctx, inputs, field, key):
+    add_bias_sample_keyed_(inputs, field, key)
+    return inputs
+
+
 @implements(base.resample, BernoulliUnits)
 def _resample(units, ctx, M, rng):
     return sample_bernoulli(M, rng)
@@ -299,9 +305,7 @@ def _chain_outer(units, ctx, alpha, H, S, mu, is_centred, beta, out):
     gemm_outer_(alpha, H, centred(S, mu, is_centred), beta, out)
 
 
-@implements(base.step_metric, BernoulliUnits)
-def _step_metric(units, ctx, gradient):
-    return gradient
+implements(base.step_metric, BernoulliUnits)(base.euclidean_metric)
 
 
 @implements(base.visible_step_, BernoulliUnits)
@@ -325,6 +329,7 @@ def implements_linear_path(units):
     implements(base.path_statistics, units)(_linear_path_statistics)
     implements(base.path_start, units)(_linear_path_start)
     implements(base.path_sample, units)(_linear_path_sample)
+    implements(base.path_sample_keyed_, units)(_linear_path_sample_keyed)
 
 
 def _base_bias_context(units, ctx, base_bias, betas, W):
@@ -357,18 +362,17 @@ def _linear_path_sample(units, path, A, W, beta, rng):
     return base.sample_(units, base.context(units, W), V, visible_bias, rng)
 
 
-implements_linear_path(BernoulliUnits)
-
-
-@implements(base.path_sample_keyed_, BernoulliUnits)
-def _path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
+def _linear_path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
     base_bias, _, visible_bias = path
     gemm_(beta, A, W, 0.0, V)
     annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
+    ctx = base.context(units, W)
     for e in range(keys.shape[0]):
-        add_bias_sample_keyed_(
-            V[e * n_chains : (e + 1) * n_chains], visible_bias, step_key(keys[e], step)
-        )
+        chains = V[e * n_chains : (e + 1) * n_chains]
+        base.sample_keyed_(units, ctx, chains, visible_bias, step_key(keys[e], step))
+
+
+implements_linear_path(BernoulliUnits)
 
 
 def units_of(bias, dtype=None):

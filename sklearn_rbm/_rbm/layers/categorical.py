@@ -55,16 +55,15 @@ from scipy.special import logsumexp
 
 from ..._core.divergence import blamed_settings, diagnose, likelihood_ceiling
 from ..._core.utils import kernel_array
-from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
-from ..._numerics.random import new_key, step_key, uniform
+from ..._numerics.random import new_key, uniform
 from ..._numerics.steps import column_sum
 from ..._numerics.vecmath import exp_nonpositive
 from ..._partition.annealing import AnnealingPath
 from ..._potts.data import check_codes as check_state_codes
 from . import base
 from .base import Layer, implements, linear_step_
-from .bernoulli import annealed_visible_bias_, implements_linear_path
+from .bernoulli import implements_linear_path
 from .relu import BernoulliHidden
 from .site_states import PADDED_FIELD, decode_one_hot, encode_one_hot, state_mask
 
@@ -165,17 +164,6 @@ def add_bias_sample_keyed_(pre, bias, q, key):
     for r in range(n_rows):
         _exponentials_(pre[r], bias, 1.0, 0.0, bias, q, tops)
         _draw_row_(pre[r], q, key, r * n_sites)
-
-
-@jit
-def sample_per_example_(pre, bias, q, keys, step, n_chains):
-    """In place: :func:`add_bias_sample_keyed_` where the chains of data row
-    ``e`` (rows ``e * n_chains`` to ``(e + 1) * n_chains``) draw from the
-    stream ``step_key(keys[e], step)``, whatever rows share the call
-    (reverse annealing)."""
-    for e in range(keys.shape[0]):
-        chains = pre[e * n_chains : (e + 1) * n_chains]
-        add_bias_sample_keyed_(chains, bias, q, step_key(keys[e], step))
 
 
 @jit
@@ -353,6 +341,12 @@ def _sample(units, ctx, inputs, field, rng):
     return inputs
 
 
+@implements(base.sample_keyed_, CategoricalUnits)
+def _sample_keyed(units, ctx, inputs, field, key):
+    add_bias_sample_keyed_(inputs, field, units.n_states, key)
+    return inputs
+
+
 @implements(base.tempered_sample_, CategoricalUnits)
 def _tempered_sample(units, ctx, tempered, inputs, field, betas, n_chains, rng):
     tempered_sample_(inputs, field, tempered, betas, n_chains, units.n_states, rng)
@@ -402,9 +396,7 @@ def _chain_outer(units, ctx, alpha, H, S, mu, is_centred, beta, out):
     scatter_outer_(alpha, H, columns, mu, is_centred, beta, out)
 
 
-@implements(base.step_metric, CategoricalUnits)
-def _step_metric(units, ctx, gradient):
-    return gradient
+implements(base.step_metric, CategoricalUnits)(base.euclidean_metric)
 
 
 @implements(base.visible_step_, CategoricalUnits)
@@ -417,14 +409,6 @@ def _visible_step(units, ctx, W, velocity, field, terms, data, chain, centring,
 
 
 implements_linear_path(CategoricalUnits)
-
-
-@implements(base.path_sample_keyed_, CategoricalUnits)
-def _path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
-    base_bias, _, visible_bias = path
-    gemm_(beta, A, W, 0.0, V)
-    annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
-    sample_per_example_(V, visible_bias, units.n_states, keys, step, n_chains)
 
 
 def units_of(bias, n_states, dtype=None):
