@@ -39,7 +39,7 @@ N_JOBS_CONSTRAINT = [
 
 #: The ``validate_params`` constraints of a Gibbs sampler's run (the number
 #: of samples, the sweeps before the first kept state and between two kept
-#: states, the seed), shared by every ``sample`` of the fully visible models.
+#: states, the random state), shared by every ``sample`` of the fully visible models.
 GIBBS_SAMPLING_CONSTRAINTS = {
     "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
     "burn_in": [Interval(numbers.Integral, 0, None, closed="left")],
