@@ -127,8 +127,9 @@ def time_to_objective(path, threads, target, max_iter=400):
         scaled = Preconditioned(
             objective, diagonal_preconditioner(rows, rw, layout, LAMBDA_H, LAMBDA_E)
         )
+        history = PottsPseudoLikelihood().history  # the estimator's default
         lbfgs(
-            scaled, theta0 / scaled.scale, 5, max_iter, 4 * max_iter + 20,
+            scaled, theta0 / scaled.scale, history, max_iter, 4 * max_iter + 20,
             reached_target,
         )  # fmt: skip
     finally:

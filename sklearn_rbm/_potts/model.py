@@ -50,9 +50,6 @@ class PairLayout:
         J[self.cols, self.rows] = e.transpose(0, 2, 1)
         return J
 
-    def pack(self, h, J):
-        return np.concatenate([np.ravel(h), np.ravel(J[self.rows, self.cols])])
-
     def fold(self, grad_Jt):
         """The gradient of each pair block from the free-entry gradient of
         ``Jt``: ``J[i, j, a, b]`` is ``Jt[i, j, b, a]`` and ``Jt[j, i, a, b]``."""
