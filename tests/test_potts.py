@@ -412,32 +412,46 @@ def _two_loop(S, Y, g):
 
 
 def test_lbfgs_direction_is_the_two_loop_recursion():
-    """The vector-free direction (dot products and one combination pass)
-    equals the classic recursion on the same float32 pairs, slots reused as
-    a ring."""
-    from sklearn_rbm._numerics.lbfgs import _combine, _Curvature, _pair_dots
+    """The vector-free direction (the new gradient's dot products, the rest
+    derived from the line search, and one combination pass) equals the
+    classic recursion on the same float32 pairs, slots reused as a ring,
+    along iterations on a quadratic."""
+    from sklearn_rbm._numerics.lbfgs import _accept_step, _combine, _Curvature
 
     rng = np.random.default_rng(7)
     n, m = 1000, 3
     A = rng.normal(size=(n, 20))
+    b = rng.normal(size=n)
+
+    def gradient(x):  # of 0.5 x (A A^T + 0.1) x - b x: positive definite
+        return A @ (A.T @ x) + 0.1 * x - b
+
     S = np.zeros((m, n), dtype=np.float32)
     Y = np.zeros((m, n), dtype=np.float32)
-    curvature = _Curvature(m)
-    kept = []
-    for _ in range(5):  # more pairs than slots: the oldest are overwritten
-        slot = curvature.next_slot()
-        s = rng.normal(size=n)
-        S[slot] = s
-        Y[slot] = A @ (A.T @ s) + 0.1 * s  # a positive definite curvature
-        g = rng.normal(size=n)
-        curvature.push(slot, _pair_dots(S, Y, g, slot))
-        kept = [*kept, slot][-m:]
-    coef_s, coef_y, coef_g, slope = curvature.direction()
+    x = rng.normal(size=n)
+    g = gradient(x)
     d = np.empty(n, dtype=np.float32)
-    _combine(coef_s, coef_y, coef_g, S, Y, g, d)
-    expected = _two_loop(S[kept].astype(float), Y[kept].astype(float), g)
-    assert np.allclose(d, expected, rtol=1e-5, atol=1e-6 * np.abs(expected).max())
-    assert slope == pytest.approx(g @ expected, rel=1e-6)
+    curvature = _Curvature(m)
+    curvature.set_gradient_norm(g @ g)
+    kept = []
+    for step in (0.01, 0.5, 0.7, 0.9, 1.1):  # more pairs than slots
+        coef, slope = curvature.direction()
+        _combine(coef[:m], coef[m:-1], coef[-1], S, Y, g, d)
+        if kept:
+            expected = _two_loop(S[kept].astype(float), Y[kept].astype(float), g)
+            tol = 1e-5 * np.abs(expected).max()
+            assert np.allclose(d, expected, rtol=1e-5, atol=tol)
+            assert slope == pytest.approx(g @ expected, rel=1e-5)
+        g_new = gradient(x + step * d.astype(float))
+        slot = curvature.next_slot()
+        g_dots = _accept_step(x, d, step, g, g_new, S, Y, slot)
+        curvature.push(slot, step, coef, slope, float(g_new @ d), g_dots)
+        kept = [*kept, slot][-m:]
+        g = g_new
+    assert len(kept) == m and curvature.order == kept
+    # The derived products describe the stored pairs.
+    pairs = np.vstack([S, Y, g[None]]).astype(float)
+    assert np.allclose(curvature.gram, pairs @ pairs.T, rtol=1e-5, atol=1e-4)
 
 
 def test_lbfgs_reaches_scipys_minimum_deterministically():

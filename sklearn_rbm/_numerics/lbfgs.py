@@ -4,13 +4,14 @@ vector work compiled.
 scipy's L-BFGS-B spends longer in its own Fortran update than a Potts model's
 compiled gradient takes on a family of 1,000 sequences and 5.7 million
 parameters, and the Python around it copies the parameter vector several
-times per iteration. Here an iteration makes three compiled passes over
+times per iteration. Here an iteration makes two compiled passes over
 memory besides the objective's:
 
-* :func:`_push_pair` moves ``x`` along the accepted step and stores the new
+* :func:`_accept_step` moves ``x`` along the accepted step, stores the new
   correction pair ``(s, y)`` in float32 (the history is only a model of the
-  curvature; half the bytes), then takes the dot products of ``s``, ``y`` and
-  the new gradient with every stored pair, block by block;
+  curvature; half the bytes) and takes the dot products of the new gradient
+  with every stored pair, block by block (those of ``s`` and ``y`` follow
+  from them and the line search, :meth:`_Curvature.push`);
 * :func:`_combine` writes the next direction (float32 too: the line search
   and the pair use the rounded direction throughout) as a combination of the
   stored pairs and the gradient.
@@ -78,53 +79,43 @@ def dot(a, b):
     return partial.sum()
 
 
-@jit(parallel=True)
-def _store_pair(x, d, t, g, g_new, s, y):
-    """``x += t d``, ``s = t d`` and ``y = g_new - g`` (``s``, ``y`` float32)."""
-    for k in numba.prange(x.size):
+@jit
+def _store_block(x, d, t, g, g_new, s, y, lo, hi):
+    """``x += t d``, ``s = t d`` and ``y = g_new - g`` over ``lo:hi`` (``s``,
+    ``y`` the block's float32 views). Compiled on its own: the caller's
+    contraction flag would fuse ``x + t d`` into one rounding."""
+    x, d, g, g_new = x[lo:hi], d[lo:hi], g[lo:hi], g_new[lo:hi]
+    for k in range(x.size):
         step = t * d[k]
         x[k] += step
         s[k] = step
         y[k] = g_new[k] - g[k]
 
 
-@jit(inline="always")
-def _row_dots(v, S, Y, g, lo, hi, out):
-    """``out = (v . S[0..m-1], v . Y[0..m-1], v . g)`` over ``lo:hi``."""
-    m = S.shape[0]
-    for c in range(m):
-        out[c] = _dot(v, S[c], lo, hi)
-        out[m + c] = _dot(v, Y[c], lo, hi)
-    out[2 * m] = _dot(v, g, lo, hi)
-
-
-@jit(fastmath=_REDUCTION_MATH)
-def _pair_dots(S, Y, g, slot):
-    """The dot products of ``S[slot]``, ``Y[slot]`` and ``g`` (rows) with
-    ``S[0..m-1]``, ``Y[0..m-1]`` and ``g`` (columns), shape (3, 2 m + 1),
-    block after block (each block's rows stay in cache for its 33 products).
-
-    Serial: on two shared cores under OpenMP the parallel loop stalled for
-    up to 3 s per call (threads waiting for each other), where one thread
-    takes 0.03 s for 5.7 million entries."""
+@jit(parallel=True, fastmath=_REDUCTION_MATH)
+def _accept_step(x, d, t, g, g_new, S, Y, slot):
+    """``x += t d``; the new pair ``S[slot] = t d``, ``Y[slot] = g_new - g``
+    (float32); in the same pass over memory, the dot products of ``g_new``
+    with ``S[0..m-1]``, ``Y[0..m-1]``, ``g_new`` and ``g`` (2 m + 2 entries,
+    summed block by block in block order: independent of the thread count).
+    """
     m, n = S.shape
-    total = np.zeros((3, 2 * m + 1))
-    out = np.empty((3, 2 * m + 1))
-    for lo in range(0, n, BLOCK):
+    n_blocks = (n + BLOCK - 1) // BLOCK
+    partial = np.empty((n_blocks, 2 * m + 2))
+    for block in numba.prange(n_blocks):
+        lo = block * BLOCK
         hi = min(n, lo + BLOCK)
-        _row_dots(S[slot], S, Y, g, lo, hi, out[0])
-        _row_dots(Y[slot], S, Y, g, lo, hi, out[1])
-        _row_dots(g, S, Y, g, lo, hi, out[2])
-        total += out
+        _store_block(x, d, t, g, g_new, S[slot, lo:hi], Y[slot, lo:hi], lo, hi)
+        out = partial[block]
+        for c in range(m):
+            out[c] = _dot(g_new, S[c], lo, hi)
+            out[m + c] = _dot(g_new, Y[c], lo, hi)
+        out[2 * m] = _dot(g_new, g_new, lo, hi)
+        out[2 * m + 1] = _dot(g_new, g, lo, hi)
+    total = np.zeros(2 * m + 2)
+    for block in range(n_blocks):
+        total += partial[block]
     return total
-
-
-def _push_pair(x, d, t, g, g_new, S, Y, slot):
-    """``x += t d``; the pair ``S[slot] = t d``, ``Y[slot] = g_new - g``
-    stored in float32, and its dot products (:func:`_pair_dots` with
-    ``g_new``)."""
-    _store_pair(x, d, t, g, g_new, S[slot], Y[slot])
-    return _pair_dots(S, Y, g_new, slot)
 
 
 @jit(parallel=True)
@@ -164,16 +155,35 @@ class _Curvature:
             return min(set(range(self.m)) - set(self.order))
         return self.order[0]
 
-    def push(self, slot, dots):
-        """Record the dots of the new pair in ``slot``; keep it only if
-        ``s . y > 0`` (else the update would not stay positive definite)."""
+    def push(self, slot, step, direction, slope, new_slope, g_dots):
+        """Record the pair ``s = step * d``, ``y = g_new - g`` now in ``slot``
+        from the dot products of ``g_new`` alone (``g_dots``, from
+        :func:`_accept_step`); keep it only if ``s . y > 0`` (else the update
+        would not stay positive definite).
+
+        ``s`` and ``y`` need no products of their own: ``d`` is the
+        combination ``direction`` of the old pairs and ``g``, so ``s . v`` for
+        an old vector ``v`` is ``step * (direction . G[:, v])``; ``y . v`` is
+        ``g_new . v - g . v``; ``s . g_new`` is ``step`` times the slope the
+        line search returned (Chen, Wang & Zhou 2014). They describe the
+        pair before its float32 rounding, to that rounding.
+        """
         m, G = self.m, self.gram
+        new_g = g_dots[: 2 * m + 1]  # g_new . (S, Y with the new pair, g_new)
+        g_new_dot_g = g_dots[2 * m + 1]
+        s = step * (G @ direction)  # s . (old S, old Y, g)
+        y = new_g - G[2 * m]  # y . (old S, old Y); index 2m below
+        s_y = step * (new_slope - slope)
+        s[slot] = step * step * (direction @ G @ direction)
+        s[m + slot] = y[slot] = s_y
+        y[m + slot] = new_g[2 * m] - 2.0 * g_new_dot_g + G[2 * m, 2 * m]
+        s[2 * m] = step * new_slope
+        y[2 * m] = new_g[2 * m] - g_new_dot_g
         if slot in self.order:
             self.order.remove(slot)
-        for row, index in enumerate((slot, m + slot, 2 * m)):
-            G[index, :] = dots[row]
-            G[:, index] = dots[row]
-        s_y = G[slot, m + slot]
+        for index, row in ((slot, s), (m + slot, y), (2 * m, new_g)):
+            G[index, :] = row
+            G[:, index] = row
         if s_y > 1e-12 * G[m + slot, m + slot] and s_y > 0.0:
             self.order.append(slot)
 
@@ -181,8 +191,8 @@ class _Curvature:
         self.gram[-1, -1] = squared
 
     def direction(self):
-        """Coefficients ``(coef_s, coef_y, coef_g)`` of ``-H g`` in the stored
-        pairs and ``g``, and ``g . d``."""
+        """The coefficients of ``d = -H g`` in the stored pairs and ``g``
+        (length ``2 m + 1``: S, Y, g), and ``g . d``."""
         m, G = self.m, self.gram
         coef = np.zeros(2 * m + 1)
         coef[-1] = -1.0
@@ -196,7 +206,7 @@ class _Curvature:
         for i in self.order:
             beta = (coef @ G[:, m + i]) / G[i, m + i]
             coef[i] += alpha[i] - beta
-        return coef[:m], coef[m : 2 * m], coef[-1], float(coef @ G[:, -1])
+        return coef, float(coef @ G[:, -1])
 
 
 def _cubic_minimiser(t0, f0, s0, t1, f1, s1):
@@ -304,8 +314,8 @@ def lbfgs(evaluate, x0, history, max_iter, max_evaluations, callback):
     nit = 0
     status = "max_iter"
     while nit < max_iter:
-        coef_s, coef_y, coef_g, slope = curvature.direction()
-        _combine(coef_s, coef_y, coef_g, S, Y, g, d)
+        coef, slope = curvature.direction()
+        _combine(coef[:history], coef[history:-1], coef[-1], S, Y, g, d)
         # Without history the first step is scaled to unit length, as
         # L-BFGS-B's; later the curvature model's unit step fits.
         t0 = 1.0 if curvature.order else 1.0 / np.sqrt(curvature.gram[-1, -1])
@@ -314,7 +324,7 @@ def lbfgs(evaluate, x0, history, max_iter, max_evaluations, callback):
             return evaluate(x, d, t, trial)
 
         budget = min(MAX_SEARCH, max_evaluations - evaluations)
-        t, new_value, _, used = wolfe_search(phi, value, slope, t0, budget)
+        t, new_value, new_slope, used = wolfe_search(phi, value, slope, t0, budget)
         evaluations += used
         if t is None:
             if evaluations >= max_evaluations:
@@ -326,9 +336,9 @@ def lbfgs(evaluate, x0, history, max_iter, max_evaluations, callback):
             status = "line_search"
             break
         slot = curvature.next_slot()
-        dots = _push_pair(x, d, t, g, g_new, S, Y, slot)
+        g_dots = _accept_step(x, d, t, g, g_new, S, Y, slot)
+        curvature.push(slot, t, coef, slope, new_slope, g_dots)
         g, g_new = g_new, g
-        curvature.push(slot, dots)
         value = new_value
         nit += 1
         if callback(nit, value):

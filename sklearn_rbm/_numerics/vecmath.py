@@ -20,8 +20,8 @@ instead of 9 on one AVX-512 core). Two conditions make that happen:
   iteration. The denominators here are at least 1.
 
 Arguments are float64 (a float32 argument is widened); results are float64.
-The exception is :func:`sigmoid_native`, which keeps a float32 argument in
-float32 (half the bytes per SIMD lane and a shorter polynomial): the Gibbs
+The exceptions are :func:`sigmoid_native` and :func:`exp_nonpositive_native`,
+which keep a float32 argument in float32 (half the bytes per SIMD lane and a shorter polynomial): the Gibbs
 kernels use it so that float32 training does its element-wise work in
 float32, as its matrix products are.
 """
@@ -191,6 +191,21 @@ def _sigmoid_native(x):
     if x == types.float32:
         return lambda x: sigmoid32(x)
     return lambda x: sigmoid(x)
+
+
+def exp_nonpositive_native(x):
+    """``exp(x)`` for ``x <= 0`` in the precision of its argument (float32:
+    :func:`exp_nonpositive32`, else :func:`exp_nonpositive`), floored at
+    ``exp(-87)`` or ``exp(-700)``: the terms of a softmax after its largest
+    is subtracted, where the floor changes no sum of at least 1."""
+    return exp_nonpositive(max(x, -EXP_FLOOR))
+
+
+@overload(exp_nonpositive_native, inline="always")
+def _exp_nonpositive_native(x):
+    if x == types.float32:
+        return lambda x: exp_nonpositive32(max(x, -EXP_FLOOR_32))
+    return lambda x: exp_nonpositive(max(x, -EXP_FLOOR))
 
 
 @vector_jit(inline="always")

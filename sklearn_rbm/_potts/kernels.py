@@ -19,6 +19,7 @@ from numba import types
 from numba.extending import overload
 
 from .._numerics.jit import jit
+from .._numerics.vecmath import exp_nonpositive_native
 
 # -- sequence weights ---------------------------------------------------------
 
@@ -73,13 +74,18 @@ def _site_fields(H, h_i, Jt_i, x):
 @jit(inline="always")
 def _exponentiate(H):
     """``H <- exp(H - max(H))`` in place; returns ``(max(H), sum)``, so that
-    ``log sum exp(H) = top + log(sum)`` and ``H / sum`` is the softmax."""
+    ``log sum exp(H) = top + log(sum)`` and ``H / sum`` is the softmax.
+
+    The exponentials in ``H``'s precision, branch-free (``vecmath``): they
+    vectorise, where ``np.exp`` is a scalar call per state, a fifth of an
+    objective evaluation at q = 21."""
     top = H[0]
     for a in range(1, H.shape[0]):
         top = max(top, H[a])
+    for a in range(H.shape[0]):
+        H[a] = exp_nonpositive_native(H[a] - top)
     z = 0.0
     for a in range(H.shape[0]):
-        H[a] = np.exp(H[a] - top)
         z += H[a]
     return top, z
 
@@ -311,12 +317,16 @@ def gather_gradient(
 def scatter_residuals(X, R, G, start):
     """``G[j, x_sj] += R[s - start]`` for every row of the chunk ``R`` and
     every site ``j``: the coupling gradient in the row-major layout of
-    :func:`pseudo_likelihood_residuals`. Parallel over ``j``, rows in order:
-    the sums do not depend on the thread count."""
+    :func:`pseudo_likelihood_residuals`, ``G`` cleared by the first chunk
+    (``start = 0``; each site's slice while it is in cache, rather than a
+    pass of its own). Parallel over ``j``, rows in order: the sums do not
+    depend on the thread count."""
     L = X.shape[1]
     stop = min(X.shape[0], start + R.shape[0])
     for j in numba.prange(L):
         Gj = G[j]
+        if start == 0:
+            Gj[:] = 0.0
         for s in range(start, stop):
             row = Gj[X[s, j]]
             r = R[s - start]
