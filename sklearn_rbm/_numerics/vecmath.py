@@ -21,9 +21,10 @@ instead of 9 on one AVX-512 core). Two conditions make that happen:
 
 Arguments are float64 (a float32 argument is widened); results are float64.
 The exceptions are :func:`sigmoid_native` and :func:`exp_nonpositive_native`,
-which keep a float32 argument in float32 (half the bytes per SIMD lane and a shorter polynomial): the Gibbs
-kernels use it so that float32 training does its element-wise work in
-float32, as its matrix products are.
+which keep a float32 argument in float32 (half the bytes per SIMD lane and a
+shorter polynomial): the Gibbs kernels use the sigmoid so that float32
+training does its element-wise work in float32, as its matrix products are,
+and the Potts kernels the exponential for their float32 softmax.
 """
 
 import math
