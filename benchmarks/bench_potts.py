@@ -130,7 +130,7 @@ def time_to_objective(path, threads, target, max_iter=400):
         history = PottsPseudoLikelihood().history  # the estimator's default
         lbfgs(
             scaled, theta0 / scaled.scale, history, max_iter, 4 * max_iter + 20,
-            reached_target,
+            reached_target, scaled.gradient_dtype,
         )  # fmt: skip
     finally:
         numba.set_num_threads(previous)

@@ -290,7 +290,10 @@ class LBFGSResult:
     status: str
 
 
-def lbfgs(evaluate, x0, history, max_iter, max_evaluations, callback):
+def lbfgs(
+    evaluate, x0, history, max_iter, max_evaluations, callback,
+    gradient_dtype=np.float64,
+):  # fmt: skip
     """Minimise a smooth function by L-BFGS from ``x0``.
 
     ``evaluate(x, d, t, grad) -> (value, slope)`` gives the value at ``x + t
@@ -298,12 +301,15 @@ def lbfgs(evaluate, x0, history, max_iter, max_evaluations, callback):
     with ``d`` (objectives that fuse the step into their own passes never
     form ``x + t d``). ``callback(iteration, value)`` after every iteration
     stops the minimisation when it returns True. ``history`` pairs are kept.
+    The gradients are kept in ``gradient_dtype``: float32 for an objective
+    whose gradient is no more precise (a third fewer bytes per iteration);
+    the slopes stay those ``evaluate`` returns.
     """
     x = np.array(x0, dtype=np.float64)
     n = x.size
     S = np.zeros((history, n), dtype=np.float32)
     Y = np.zeros((history, n), dtype=np.float32)
-    g, g_new = np.empty(n), np.empty(n)
+    g, g_new = np.empty(n, gradient_dtype), np.empty(n, gradient_dtype)
     # The direction in float32 too: the line search and the pair use the
     # rounded direction throughout, so it is exactly the direction followed.
     d = np.zeros(n, dtype=np.float32)

@@ -592,6 +592,28 @@ def ais_log_weights(h, J, Jt, base, betas, n_chains, rng):
 
 
 @jit(parallel=True)
+def coupling_curvature(XT, w, f, rows, cols, lambda_e, out):
+    """``out[p, a, b] = (c_ij(a, b) + 1 / q) ((1 - f_i(a)) + (1 - f_j(b))) +
+    2 lambda_e`` for the pair ``p = (rows[p], cols[p])``, ``c_ij(a, b) = sum_s
+    w_s [x_si = a][x_sj = b]`` from the transposed codes ``XT`` (L, n): the
+    coupling part of ``model.diagonal_preconditioner``, one pair block per
+    iteration (its counts summed in row order) instead of an (L, L, q, q)
+    count tensor."""
+    q = f.shape[1]
+    for p in numba.prange(rows.size):
+        i, j = rows[p], cols[p]
+        block = out[p]
+        block[:] = 0.0
+        xi, xj = XT[i], XT[j]
+        for s in range(w.size):
+            block[xi[s], xj[s]] += w[s]
+        for a in range(q):
+            for b in range(q):
+                spread = (1.0 - f[i, a]) + (1.0 - f[j, b])
+                block[a, b] = (block[a, b] + 1.0 / q) * spread + 2.0 * lambda_e
+
+
+@jit(parallel=True)
 def pair_counts(X, w, q):
     """Weighted counts ``C[i, j, a, b] = sum_s w_s [x_si = a][x_sj = b]``."""
     n, L = X.shape

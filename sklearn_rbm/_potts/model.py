@@ -206,14 +206,19 @@ def zero_sum_gauge(h, J):
     return h0, J0
 
 
-def independent_fields(X, w, q, pseudocount=1.0):
-    """plmc's start: ``h_i(a) = log(n_eff f_i(a) + 1)`` centred (Laplace's
-    rule with one pseudocount)."""
+def site_counts(X, w, q):
+    """Weighted counts ``c_i(a) = sum_s w_s [x_si = a]``, shape (L, q)."""
     L = X.shape[1]
     counts = np.zeros((L, q))
     for i in range(L):
         counts[i] = np.bincount(X[:, i], weights=w, minlength=q)[:q]
-    h = np.log(counts + pseudocount)
+    return counts
+
+
+def independent_fields(X, w, q, pseudocount=1.0):
+    """plmc's start: ``h_i(a) = log(n_eff f_i(a) + 1)`` centred (Laplace's
+    rule with one pseudocount)."""
+    h = np.log(site_counts(X, w, q) + pseudocount)
     return h - h.mean(axis=1, keepdims=True)
 
 
@@ -228,15 +233,15 @@ def diagonal_preconditioner(X, w, layout, lambda_h, lambda_e):
     half the iterations on protein families: the curvature of a coupling
     between rare states is the penalty alone, that of a common pair is
     thousands of times larger."""
-    q = layout.q
-    counts = kernels.pair_counts(X, w, q)
-    single = np.einsum("iiaa->ia", counts) + 1.0
+    single = site_counts(X, w, layout.q) + 1.0
     f = single / single.sum(axis=1, keepdims=True)
-    d_h = single * (1.0 - f) + 2.0 * lambda_h
-    pairs = counts[layout.rows, layout.cols] + 1.0 / q
-    spread = (1.0 - f[layout.rows])[:, :, None] + (1.0 - f[layout.cols])[:, None, :]
-    d_e = pairs * spread + 2.0 * lambda_e
-    return np.concatenate([d_h.ravel(), d_e.ravel()])
+    diagonal = np.empty(layout.size)
+    diagonal[: layout.n_fields] = (single * (1.0 - f) + 2.0 * lambda_h).ravel()
+    kernels.coupling_curvature(
+        np.ascontiguousarray(X.T), w, f, layout.rows, layout.cols, lambda_e,
+        diagonal[layout.n_fields :].reshape(-1, layout.q, layout.q),
+    )  # fmt: skip
+    return diagonal
 
 
 def _narrowed(scale):
@@ -261,6 +266,13 @@ class Preconditioned:
     def __init__(self, objective, diagonal):
         self.objective = objective
         self.scale = _narrowed(1.0 / np.sqrt(diagonal))
+
+    @property
+    def gradient_dtype(self):
+        """float32 when the data term and the scale are float32 (the gradient
+        is then no more precise than that), else float64."""
+        narrow = getattr(self.objective, "dtype", None) == np.float32
+        return np.float32 if narrow and self.scale.dtype == np.float32 else np.float64
 
     def __call__(self, x, d, t, grad):
         if hasattr(self.objective, "evaluate"):

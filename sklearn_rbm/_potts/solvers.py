@@ -93,7 +93,7 @@ def _make_lbfgs(problem, options=None):
 
         result = lbfgs(
             scaled, theta0 / scaled.scale, problem.history, problem.max_iter,
-            4 * problem.max_iter + 20, stop,
+            4 * problem.max_iter + 20, stop, scaled.gradient_dtype,
         )  # fmt: skip
         converged = result.status in ("callback", "line_search")
         return Result(result.x * scaled.scale, result.fun, result.nit, converged)
