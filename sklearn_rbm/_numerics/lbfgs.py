@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .jit import jit
+from .jit import REDUCTION_MATH, jit
 
 #: Entries per block of the deterministic dot products.
 BLOCK = 1 << 14
@@ -45,15 +45,6 @@ BLOCK = 1 << 14
 ARMIJO, CURVATURE = 1e-3, 0.9
 #: Objective evaluations one line search may make.
 MAX_SEARCH = 20
-
-
-#: The floating-point freedom of the dot-product kernels: reassociation lets
-#: LLVM split a running sum over SIMD lanes (four to eight times faster than
-#: one chain), contraction fuses the multiply-add. The order is fixed by the
-#: compiled code, so results stay bit-identical from run to run and thread
-#: count to thread count on one machine; NaN and infinity keep their meaning
-#: (no ``nnan`` / ``ninf``, the flags the project's ``fastmath=False`` avoids).
-_REDUCTION_MATH = {"reassoc", "contract"}
 
 
 @jit(inline="always")
@@ -68,7 +59,7 @@ def _dot(a, b, lo, hi):
     return total
 
 
-@jit(parallel=True, fastmath=_REDUCTION_MATH)
+@jit(parallel=True, fastmath=REDUCTION_MATH)
 def dot(a, b):
     """``a . b`` in float64, independent of the thread count."""
     n_blocks = (a.size + BLOCK - 1) // BLOCK
@@ -92,7 +83,7 @@ def _store_block(x, d, t, g, g_new, s, y, lo, hi):
         y[k] = g_new[k] - g[k]
 
 
-@jit(parallel=True, fastmath=_REDUCTION_MATH)
+@jit(parallel=True, fastmath=REDUCTION_MATH)
 def _accept_step(x, d, t, g, g_new, S, Y, slot):
     """``x += t d``; the new pair ``S[slot] = t d``, ``Y[slot] = g_new - g``
     (float32); in the same pass over memory, the dot products of ``g_new``
