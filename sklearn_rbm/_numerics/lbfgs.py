@@ -294,9 +294,11 @@ def lbfgs(
     stops the minimisation when it returns True. ``history`` pairs are kept.
     The gradients are kept in ``gradient_dtype``: float32 for an objective
     whose gradient is no more precise (a third fewer bytes per iteration);
-    the slopes stay those ``evaluate`` returns.
+    the slopes stay those ``evaluate`` returns. A float64 ``x0`` is moved
+    along in place and returned as the result's ``x`` (no copy of millions
+    of parameters).
     """
-    x = np.array(x0, dtype=np.float64)
+    x = np.asarray(x0, dtype=np.float64)
     n = x.size
     S = np.zeros((history, n), dtype=np.float32)
     Y = np.zeros((history, n), dtype=np.float32)

@@ -373,7 +373,9 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
                 "increase lambda_h and lambda_e."
             )
         h, e = layout.split(theta)
-        self.intercept_, self.coupling_ = zero_sum_gauge(h, layout.symmetric(e))
+        self.intercept_, self.coupling_ = zero_sum_gauge(
+            h, layout.symmetric(e), overwrite=True
+        )
         self.n_states_ = q
         self.n_iter_ = int(result.nit)
         self.n_evaluations_ = objective.n_evaluations

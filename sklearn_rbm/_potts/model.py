@@ -191,14 +191,17 @@ class PseudoLikelihoodObjective:
         return product
 
 
-def zero_sum_gauge(h, J):
+def zero_sum_gauge(h, J, overwrite=False):
     """The same distribution with every coupling block's rows and columns
     summing to zero and every field summing to zero (the fields absorb the
-    block means; the additive constant goes into ``log Z``)."""
+    block means; the additive constant goes into ``log Z``). With
+    ``overwrite``, ``J`` itself is gauged (a fit's own tensor: one
+    (L, L, q, q) tensor less)."""
     row_mean = J.mean(axis=3, keepdims=True)  # J_ij(a, .)
     col_mean = J.mean(axis=2, keepdims=True)  # J_ij(., b)
     all_mean = J.mean(axis=(2, 3), keepdims=True)
-    J0 = J - row_mean  # in place after the first copy: one more block at most
+    J0 = J if overwrite else J.copy()
+    J0 -= row_mean
     J0 -= col_mean
     J0 += all_mean
     h0 = h + (row_mean[..., 0] - all_mean[..., 0]).sum(axis=1)
@@ -250,8 +253,8 @@ def _narrowed(scale):
     the preconditioner, used for every evaluation and the result alike; the
     two passes of each evaluation read it at half the bytes."""
     narrow = scale.astype(np.float32)
-    tiny = np.finfo(np.float32).tiny
-    if np.all(np.isfinite(narrow) & (narrow >= tiny)):
+    # NaN fails both comparisons; min and max allocate nothing.
+    if narrow.min() >= np.finfo(np.float32).tiny and narrow.max() < np.inf:
         return narrow
     return scale
 
@@ -265,7 +268,8 @@ class Preconditioned:
 
     def __init__(self, objective, diagonal):
         self.objective = objective
-        self.scale = _narrowed(1.0 / np.sqrt(diagonal))
+        scale = np.sqrt(diagonal)
+        self.scale = _narrowed(np.divide(1.0, scale, out=scale))
 
     @property
     def gradient_dtype(self):

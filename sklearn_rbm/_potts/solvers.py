@@ -96,7 +96,8 @@ def _make_lbfgs(problem, options=None):
             4 * problem.max_iter + 20, stop, scaled.gradient_dtype,
         )  # fmt: skip
         converged = result.status in ("callback", "line_search")
-        return Result(result.x * scaled.scale, result.fun, result.nit, converged)
+        theta = np.multiply(result.x, scaled.scale, out=result.x)  # L-BFGS's own
+        return Result(theta, result.fun, result.nit, converged)
 
     return run
 
