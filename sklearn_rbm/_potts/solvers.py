@@ -230,8 +230,8 @@ class PottsSolver(Solver):
     """A Potts solver: ``make_step``, and ``blocks(history, n_sites,
     n_jobs)``, the peak memory of a fit in units of the coupling tensor,
     ``L^2 q^2`` float64 values (measured with tracemalloc at L = 40 and 120,
-    q = 21: L-BFGS keeps its ``2 history`` correction vectors in float32, a
-    quarter block each; the node-wise fits hold one site's ``L q^2`` values,
+    q = 21: L-BFGS keeps its ``2 history`` correction vectors, its gradients
+    and direction in float32, a quarter block each; the node-wise fits hold one site's ``L q^2`` values,
     and its L-BFGS vectors, per thread)."""
 
     blocks: Callable = None
@@ -240,7 +240,7 @@ class PottsSolver(Solver):
 
 SOLVERS = {
     "lbfgs": PottsSolver(
-        _make_lbfgs, lambda history, L, n_jobs: 5 + history / 2, "5 + history / 2"
+        _make_lbfgs, lambda history, L, n_jobs: 4 + history / 2, "4 + history / 2"
     ),
     "newton": PottsSolver(_make_newton, lambda history, L, n_jobs: 9.5, "9.5"),
     "nodewise": PottsSolver(
