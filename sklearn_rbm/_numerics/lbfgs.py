@@ -36,9 +36,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .jit import REDUCTION_MATH, jit
+from .jit import jit
+from .reduction import dot
 
-#: Entries per block of the deterministic dot products.
+#: Entries per block of the passes (and of their deterministic dot products).
 BLOCK = 1 << 14
 #: Sufficient decrease and curvature constants of the strong Wolfe conditions
 #: (L-BFGS-B's ``ftol`` and ``gtol``).
@@ -47,43 +48,7 @@ ARMIJO, CURVATURE = 1e-3, 0.9
 MAX_SEARCH = 20
 
 
-@jit(inline="always")
-def _dot(a, b, lo, hi):
-    """``sum_k a[k] b[k]`` over ``lo <= k < hi`` in float64 (on views that
-    start at 0: an offset index would need a wraparound check, which stops
-    vectorisation)."""
-    a, b = a[lo:hi], b[lo:hi]
-    total = 0.0
-    for k in range(a.size):
-        total += np.float64(a[k]) * np.float64(b[k])
-    return total
-
-
-@jit(parallel=True, fastmath=REDUCTION_MATH)
-def dot(a, b):
-    """``a . b`` in float64, independent of the thread count."""
-    n_blocks = (a.size + BLOCK - 1) // BLOCK
-    partial = np.empty(n_blocks)
-    for block in numba.prange(n_blocks):
-        lo = block * BLOCK
-        partial[block] = _dot(a, b, lo, min(a.size, lo + BLOCK))
-    return partial.sum()
-
-
-@jit
-def _store_block(x, d, t, g, g_new, s, y, lo, hi):
-    """``x += t d``, ``s = t d`` and ``y = g_new - g`` over ``lo:hi`` (``s``,
-    ``y`` the block's float32 views). Compiled on its own: the caller's
-    contraction flag would fuse ``x + t d`` into one rounding."""
-    x, d, g, g_new = x[lo:hi], d[lo:hi], g[lo:hi], g_new[lo:hi]
-    for k in range(x.size):
-        step = t * d[k]
-        x[k] += step
-        s[k] = step
-        y[k] = g_new[k] - g[k]
-
-
-@jit(parallel=True, fastmath=REDUCTION_MATH)
+@jit(parallel=True)
 def _accept_step(x, d, t, g, g_new, S, Y, slot):
     """``x += t d``; the new pair ``S[slot] = t d``, ``Y[slot] = g_new - g``
     (float32); in the same pass over memory, the dot products of ``g_new``
@@ -96,13 +61,20 @@ def _accept_step(x, d, t, g, g_new, S, Y, slot):
     for block in numba.prange(n_blocks):
         lo = block * BLOCK
         hi = min(n, lo + BLOCK)
-        _store_block(x, d, t, g, g_new, S[slot, lo:hi], Y[slot, lo:hi], lo, hi)
+        # Views from 0: no wraparound checks.
+        xb, db, gb, nb = x[lo:hi], d[lo:hi], g[lo:hi], g_new[lo:hi]
+        sb, yb = S[slot, lo:hi], Y[slot, lo:hi]
+        for k in range(xb.size):
+            step = t * db[k]
+            xb[k] += step
+            sb[k] = step
+            yb[k] = nb[k] - gb[k]
         out = partial[block]
         for c in range(m):
-            out[c] = _dot(g_new, S[c], lo, hi)
-            out[m + c] = _dot(g_new, Y[c], lo, hi)
-        out[2 * m] = _dot(g_new, g_new, lo, hi)
-        out[2 * m + 1] = _dot(g_new, g, lo, hi)
+            out[c] = dot(nb, S[c, lo:hi])
+            out[m + c] = dot(nb, Y[c, lo:hi])
+        out[2 * m] = dot(nb, nb)
+        out[2 * m + 1] = dot(nb, gb)
     total = np.zeros(2 * m + 2)
     for block in range(n_blocks):
         total += partial[block]

@@ -18,7 +18,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from .._numerics.jit import REDUCTION_MATH, jit
+from .._numerics.jit import jit
+from .._numerics.reduction import dot
 from .._numerics.vecmath import exp_nonpositive_native
 
 # -- sequence weights ---------------------------------------------------------
@@ -211,15 +212,12 @@ def _parameter(x, d, t, scale, k):
     return _times(v, scale, k)
 
 
-@jit(fastmath=REDUCTION_MATH)
+@jit
 def _block_slope(v, d):
     """``v . d`` in float64, 0 when ``d`` is None."""
     if d is None:
         return 0.0
-    total = 0.0
-    for k in range(v.size):
-        total += np.float64(v[k]) * np.float64(d[k])
-    return total
+    return dot(v, d)
 
 
 @jit

@@ -231,8 +231,8 @@ class PottsSolver(Solver):
     n_jobs)``, the peak memory of a fit in units of the coupling tensor,
     ``L^2 q^2`` float64 values (measured with tracemalloc at L = 40 and 120,
     q = 21: L-BFGS keeps its ``2 history`` correction vectors, its gradients
-    and direction in float32, a quarter block each; the node-wise fits hold one site's ``L q^2`` values,
-    and its L-BFGS vectors, per thread)."""
+    and its direction in float32, a quarter block each; the node-wise fits
+    hold one site's ``L q^2`` values, and its L-BFGS vectors, per thread)."""
 
     blocks: Callable = None
     formula: str = ""
