@@ -53,8 +53,11 @@ ALPHABETS = dict(_alignment.ALPHABETS)
 def read_alignment(path_or_file, alphabet="protein"):
     """Read a multiple sequence alignment (FASTA or A2M, optionally gzipped).
 
-    Each symbol becomes its position in the alphabet, so with the protein
-    alphabet ``-ACDEFGHIKLMNPQRSTVWY`` (plmc's order) the gap is 0. A2M insert
+    A file whose first non-empty line does not start with '>' is read as a
+    plain alignment, one aligned sequence per line (PSICOV's and
+    freecontact's ``.aln``). Each symbol becomes its position in the
+    alphabet, so with the protein alphabet ``-ACDEFGHIKLMNPQRSTVWY`` (plmc's
+    order) the gap is 0. A2M insert
     columns (lowercase letters and '.') are dropped; letters outside the
     alphabet (``X``, ``B``, ``Z``, ...) are read as the gap and counted in one
     warning (plmc instead drops such sequences). White space and '*' are
@@ -73,7 +76,8 @@ def read_alignment(path_or_file, alphabet="protein"):
     X : ndarray of shape (n_sequences, L), dtype uint8
         State codes.
     ids : list of str
-        The header line of each sequence, without '>'.
+        The header line of each sequence, without '>' (in a plain alignment
+        the sequence's number, from '1').
 
     Examples
     --------

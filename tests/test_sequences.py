@@ -3,6 +3,7 @@ contact precision, against hand-made alignments and brute force."""
 
 import gzip
 import io
+import os
 
 import numba
 import numpy as np
@@ -60,11 +61,33 @@ def test_rna_and_user_alphabets():
     assert X.tolist() == [[0, 1, 2]]
 
 
+def test_plain_alignment_one_sequence_per_line():
+    X, ids = read_alignment(io.StringIO("AC-D\n\nKLMN\n"))
+    assert ids == ["1", "2"]
+    assert X.tolist() == [[1, 2, 0, 3], [PROTEIN.index(c) for c in "KLMN"]]
+
+
+FREECONTACT_ALN = "/usr/share/doc/freecontact/examples/demo_1000.aln"
+
+
+@pytest.mark.skipif(
+    not os.path.exists(FREECONTACT_ALN), reason="Debian package freecontact"
+)
+def test_freecontact_plain_alignment_reads():
+    X, ids = read_alignment(FREECONTACT_ALN)
+    with open(FREECONTACT_ALN) as handle:
+        lines = [line.strip() for line in handle if line.strip()]
+    assert X.shape == (len(lines), len(lines[0])) and ids[-1] == str(len(lines))
+    assert X[0].tolist() == [PROTEIN.index(c) for c in lines[0]]
+
+
 def test_bad_alignments_name_the_problem():
     with pytest.raises(ValueError, match="aligned columns"):
         read_alignment(io.StringIO(">a\nACD\n>b\nAC\n"))
-    with pytest.raises(ValueError, match="must start with '>'"):
-        read_alignment(io.StringIO("ACD\n"))
+    with pytest.raises(ValueError, match="mixes plain sequence lines with FASTA"):
+        read_alignment(io.StringIO("ACD\n>b\nACD\n"))
+    with pytest.raises(ValueError, match="aligned columns"):
+        read_alignment(io.StringIO("ACD\nAC\n"))
     with pytest.raises(ValueError, match="no sequence"):
         read_alignment(io.StringIO(""))
     with pytest.raises(ValueError, match="repeats a symbol"):

@@ -1,4 +1,5 @@
-"""Reading multiple sequence alignments (FASTA and A2M) into integer codes.
+"""Reading multiple sequence alignments (FASTA, A2M and plain one-line-per-
+sequence files) into integer codes.
 
 The codes follow plmc (Hopf et al. 2017; debbiemarkslab/plmc): a letter's
 code is its position in the alphabet string, so with the protein alphabet
@@ -85,25 +86,42 @@ def _open_text(path_or_file):
     return io.BytesIO(raw).read().splitlines()
 
 
-def parse_alignment(path_or_file, symbols):
-    """``(codes, ids, n_unknown)`` of a FASTA / A2M alignment."""
-    lines = _open_text(path_or_file)
+def _fasta_records(lines):
+    """``(ids, chunks)``: each header without '>' and its sequence lines."""
     ids, chunks = [], []
-    current = None
     for line in lines:
         if line.startswith(b">"):
             ids.append(line[1:].strip().decode("latin-1"))
-            current = []
-            chunks.append(current)
+            chunks.append([])
         elif line.strip():
-            if current is None:
-                raise ValueError(
-                    "path_or_file is not a FASTA/A2M alignment: the first "
-                    "non-empty line must start with '>'."
-                )
-            current.append(line.strip())
-    if not ids:
-        raise ValueError("path_or_file holds no sequence (no line starts with '>').")
+            chunks[-1].append(line.strip())
+    return ids, chunks
+
+
+def _plain_records(lines):
+    """``(ids, chunks)`` of a plain alignment (PSICOV's and freecontact's
+    ``.aln``): one aligned sequence per line, ids its number from 1."""
+    rows = [line.strip() for line in lines if line.strip()]
+    if any(row.startswith(b">") for row in rows):
+        raise ValueError(
+            "path_or_file mixes plain sequence lines with FASTA headers: in "
+            "FASTA the first non-empty line starts with '>'; in a plain "
+            "alignment no line does."
+        )
+    return [str(k) for k in range(1, len(rows) + 1)], [[row] for row in rows]
+
+
+def parse_alignment(path_or_file, symbols):
+    """``(codes, ids, n_unknown)`` of a FASTA / A2M alignment, or of a plain
+    one (no line starts with '>'; ids '1', '2', ...)."""
+    lines = _open_text(path_or_file)
+    first = next((line for line in lines if line.strip()), None)
+    if first is None:
+        raise ValueError("path_or_file holds no sequence (it is empty).")
+    if first.startswith(b">"):
+        ids, chunks = _fasta_records(lines)
+    else:
+        ids, chunks = _plain_records(lines)
     table = _code_table(symbols, rna=symbols in (ALPHABETS["rna"],))
     rows = []
     n_unknown = 0
