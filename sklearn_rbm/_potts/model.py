@@ -154,6 +154,18 @@ class PseudoLikelihoodObjective:
         penalty = self.lambda_h * fields + self.lambda_e * couplings
         return loss * self.w_scale + penalty, slope
 
+    def float32_gradient_fits(self, largest_scale):
+        """Whether float32 holds every entry ``scale_k (data_k + 2 lambda
+        theta_k)`` of the gradient in variables scaled by at most
+        ``largest_scale``, and is as precise as it: the data term is float32
+        and at most twice the total weight per entry, ``|theta|`` below
+        ``_FLOAT32_SAFE`` wherever it is float32 (farther line-search probes
+        are never accepted steps)."""
+        largest_penalty = 2.0 * max(self.lambda_h, self.lambda_e) * _FLOAT32_SAFE
+        bound = float(largest_scale) * (2.0 * float(np.sum(self.w)) + largest_penalty)
+        limit = 0.25 * float(np.finfo(np.float32).max)
+        return self.dtype == np.float32 and bound < limit
+
     def __call__(self, theta):
         grad = np.empty(theta.size)
         value, _ = self.evaluate(theta, grad)
@@ -252,10 +264,10 @@ def _narrowed(scale):
     number, else in float64 (penalties up to 1e300). The rounded scale *is*
     the preconditioner, used for every evaluation and the result alike; the
     two passes of each evaluation read it at half the bytes."""
-    narrow = scale.astype(np.float32)
+    limits = np.finfo(np.float32)
     # NaN fails both comparisons; min and max allocate nothing.
-    if narrow.min() >= np.finfo(np.float32).tiny and narrow.max() < np.inf:
-        return narrow
+    if scale.min() >= 2.0 * limits.tiny and scale.max() <= 0.5 * limits.max:
+        return scale.astype(np.float32)
     return scale
 
 
@@ -273,10 +285,12 @@ class Preconditioned:
 
     @property
     def gradient_dtype(self):
-        """float32 when the data term and the scale are float32 (the gradient
-        is then no more precise than that), else float64."""
-        narrow = getattr(self.objective, "dtype", None) == np.float32
-        return np.float32 if narrow and self.scale.dtype == np.float32 else np.float64
+        """float32 when the objective's gradient is no more precise than
+        that and float32 holds it (:meth:`PseudoLikelihoodObjective.
+        float32_gradient_fits`), else float64."""
+        fits = getattr(self.objective, "float32_gradient_fits", None)
+        narrow = self.scale.dtype == np.float32 and fits is not None
+        return np.float32 if narrow and fits(self.scale.max()) else np.float64
 
     def __call__(self, x, d, t, grad):
         if hasattr(self.objective, "evaluate"):
