@@ -29,7 +29,6 @@ from .._rbm.layers.base import (
     anneal_,
     context,
     input_to_hidden,
-    input_weights,
     path_context,
     path_sample,
     path_start,
@@ -144,12 +143,9 @@ def ais_log_weights(units, hidden, base, W, betas, n_chains, rng):
     for drawing ``h``; a second product gives the visible inputs for drawing
     ``v``: two matrix products per temperature, the element-wise work fused
     around them (serially: see the note on BLAS threads in
-    ``_rbm/layers/bernoulli.py``). The first product reads ``W`` as
-    ``input_weights`` lays it out (a row-major copy of ``W^T`` for dense
-    rows: the same bits, faster).
+    ``_rbm/layers/bernoulli.py``).
     """
     ctx = context(units, W)
-    W_in = input_weights(units, W)
     path = path_context(units, base, W)
     V = path_start(units, path, n_chains, W, rng)
     log_w = np.zeros(n_chains)
@@ -158,7 +154,7 @@ def ais_log_weights(units, hidden, base, W, betas, n_chains, rng):
         beta, beta_prev = betas[k], betas[k - 1]
         last = k == n_betas - 1
         S, visible_terms = path_statistics(units, path, V)
-        A = input_to_hidden(units, ctx, S, W_in)
+        A = input_to_hidden(units, ctx, S, W)
         anneal_(
             hidden, log_w, A, visible_terms, hidden.bias, beta, beta_prev,
             new_key(rng), not last,

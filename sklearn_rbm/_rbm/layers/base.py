@@ -69,8 +69,6 @@ Hooks of the visible layer (whose units index the columns of ``W``):
 ``statistics(u, x, V)``           sufficient statistics of data rows (chains
                                   keep their visible state in statistics)
 ``input_to_hidden(u, x, S, W)``   ``S W^T`` (a gather for categorical units)
-``input_weights(u, W)``           ``W`` laid out for many ``input_to_hidden``
-                                  calls with the same weights (annealing)
 ``input_from_hidden(u, H, W)``    ``H W``
 ``column_sums(u, S)``             float64 column sums of statistics
 ``data_outer_``, ``chain_outer_`` ``out = beta out + alpha H^T (S - mu)``, the
@@ -262,13 +260,6 @@ def input_to_hidden(units, ctx, S, W):
     return _hook(units, ctx, S, W)
 
 
-def input_weights(units, W):
-    """``W`` (the same values, possibly another memory layout) as
-    :func:`input_to_hidden` reads it fastest when it is called many times
-    with the same weights, as the annealing kernels call it."""
-    return _hook(units, W)
-
-
 def input_from_hidden(units, H, W):
     """``H W``, the visible layer's input from the hidden statistics ``H``."""
     return _hook(units, H, W)
@@ -448,24 +439,14 @@ def implements_dense_rows(units):
     """Register for the visible units ``units`` (a ``NamedTuple`` class or a
     tuple of them) the hooks of a layer whose statistics are dense rows, one
     column per column of ``W`` (Bernoulli, Gaussian): ``input_to_hidden`` and
-    ``input_from_hidden`` as matrix products, ``column_sums`` as sums, and
-    ``input_weights`` as a row-major copy of ``W^T``."""
+    ``input_from_hidden`` as matrix products, ``column_sums`` as sums."""
     implements(input_to_hidden, units)(_dense_input_to_hidden)
-    implements(input_weights, units)(_dense_input_weights)
     implements(input_from_hidden, units)(_dense_input_from_hidden)
     implements(column_sums, units)(_dense_column_sums)
 
 
 def _dense_input_to_hidden(units, ctx, S, W):
     return np.dot(S, W.T)
-
-
-def _dense_input_weights(units, W):
-    # S W^T with W^T row-major: 1.59 ms against 1.62-1.65 ms with W^T a
-    # column-major view, for 100 x 784 times 784 x 500 (OpenBLAS, one
-    # thread); the same bits, as the operands' layout changes only their
-    # packing. A copy of W, once per annealing run.
-    return np.ascontiguousarray(W.T).T
 
 
 def _dense_input_from_hidden(units, H, W):

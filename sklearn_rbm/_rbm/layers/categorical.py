@@ -373,11 +373,6 @@ def _input_to_hidden(units, ctx, S, W):
     return gather_rows(one_hot_columns(S, units.n_states), W)
 
 
-@implements(base.input_weights, CategoricalUnits)
-def _input_weights(units, W):
-    return W  # the gather reads rows of W
-
-
 @implements(base.input_from_hidden, CategoricalUnits)
 def _input_from_hidden(units, H, W):
     return np.dot(H, W)
