@@ -13,7 +13,16 @@ draws (``random.py``), cheap and independent of the order in which elements
 are visited. The loops are serial on purpose: they run between BLAS calls,
 and OpenBLAS threads spin-wait after each call, so numba threads started
 there fight them for the cores (measured: AIS on a 784 x 500 RBM took 17 ms
-per temperature with parallel element-wise loops, 3.9 ms serial).
+per temperature with parallel element-wise loops, 3.9 ms serial). Measured
+again on the shared two-core machine (2026-11-28, the AIS stages in
+``prange`` over blocks of four chains, bit for bit the serial results): 10
+times the two products' time against 1.26 serial with two BLAS threads, 5
+against 1.12 with one BLAS thread and two numba threads (numba's OpenMP
+threads spin-wait, and a region started while the other core is busy waits
+for a time slice); with ``OMP_WAIT_POLICY=passive``, 1.25-1.27 against
+1.22-1.23. Giving each thread its own chains for the whole run (one region)
+would change the results: OpenBLAS's rows of a product depend on how many
+rows share the call.
 
 Statistics are the states themselves, the cumulant of a unit is
 ``softplus``, and the base model of annealing and tempering is the
