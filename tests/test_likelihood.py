@@ -203,13 +203,9 @@ def test_path_draw_folds_beta_into_the_draw_bit_for_bit(dtype):
     beta, key = 0.37, np.uint64(987)
     scaled = (pre.astype(np.float64) * beta).astype(dtype)
     logistic = sigmoid32 if dtype == np.float32 else sigmoid
-    expected = np.array(
-        [
-            [uniform(key, r * 11 + j) < logistic(scaled[r, j] + bias[j]) for j in range(11)]
-            for r in range(5)
-        ],
-        dtype=dtype,
-    )
+    expected = np.zeros_like(pre)
+    for (r, j), x in np.ndenumerate(scaled):
+        expected[r, j] = uniform(key, r * 11 + j) < logistic(x + bias[j])
     assert 0 < expected.sum() < expected.size
     unscaled = pre.copy()
     bernoulli.add_bias_sample_keyed_(unscaled, bias, key)
