@@ -13,6 +13,7 @@ from sklearn_rbm._numerics.vecmath import (
     NEAR_STEP,
     exp_minus_abs,
     sigmoid,
+    sigmoid32,
     softplus_gap,
     softplus_gap_near,
 )
@@ -188,6 +189,29 @@ def test_ais_step_is_the_plain_loop_bit_for_bit(beta_prev):
     np.testing.assert_array_equal(log_w, expected_w)
     np.testing.assert_array_equal(A, expected_h)
     np.testing.assert_array_equal(bernoulli.linear_terms(V, shift), expected_terms)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_path_draw_folds_beta_into_the_draw_bit_for_bit(dtype):
+    # The annealing path draws v at beta (A W) + b_beta with the scaling in
+    # the draw's own pass; each draw must be the one of the two plain passes
+    # (the product rounded to the dtype, as `V *= beta` rounds it, then the
+    # sigmoid of the dtype), or AIS would change its results.
+    rng = np.random.default_rng(5)
+    pre = (4.0 * rng.standard_normal((5, 11))).astype(dtype)
+    bias = rng.standard_normal(11).astype(dtype)
+    beta, key = 0.37, np.uint64(987)
+    scaled = (pre.astype(np.float64) * beta).astype(dtype)
+    logistic = sigmoid32 if dtype == np.float32 else sigmoid
+    expected = np.zeros_like(pre)
+    for (r, j), x in np.ndenumerate(scaled):
+        expected[r, j] = uniform(key, r * 11 + j) < logistic(x + bias[j])
+    assert 0 < expected.sum() < expected.size
+    unscaled = pre.copy()
+    bernoulli.add_bias_sample_keyed_(unscaled, bias, key)
+    assert not np.array_equal(unscaled, expected)  # the scaling shows
+    bernoulli.add_bias_sample_keyed_(pre, bias, key, beta)
+    np.testing.assert_array_equal(pre, expected)
 
 
 def test_named_schedules():

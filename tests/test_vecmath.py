@@ -131,6 +131,7 @@ def test_element_wise_kernels_compile_to_vector_code():
         H32, c32 = H.astype(np.float32), c.astype(np.float32)
         gibbs.add_bias_sigmoid_(H32, c32)
         gibbs.add_bias_sample_(H32, c32, np.random.default_rng(0))
+        gibbs.add_bias_sample_keyed_(H.copy(), c, np.uint64(1), 0.5)
         partition.log_partition_enumerate(np.zeros((2, 3)), c, np.zeros(2))
         log_w, key = np.zeros(4), np.uint64(1)
         gibbs.anneal_(log_w, H.copy(), np.zeros(4), c, 0.5, 0.25, key, True)
@@ -153,4 +154,4 @@ def test_element_wise_kernels_compile_to_vector_code():
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.split("\n")
-    assert [line.split()[1] for line in lines if line] == ["True"] * 6, result.stdout
+    assert [line.split()[1] for line in lines if line] == ["True"] * 7, result.stdout

@@ -13,7 +13,16 @@ draws (``random.py``), cheap and independent of the order in which elements
 are visited. The loops are serial on purpose: they run between BLAS calls,
 and OpenBLAS threads spin-wait after each call, so numba threads started
 there fight them for the cores (measured: AIS on a 784 x 500 RBM took 17 ms
-per temperature with parallel element-wise loops, 3.9 ms serial).
+per temperature with parallel element-wise loops, 3.9 ms serial). Measured
+again on the shared two-core machine (2026-11-28, the AIS stages in
+``prange`` over blocks of four chains, bit for bit the serial results): 10
+times the two products' time against 1.26 serial with two BLAS threads, 5
+against 1.12 with one BLAS thread and two numba threads (numba's OpenMP
+threads spin-wait, and a region started while the other core is busy waits
+for a time slice); with ``OMP_WAIT_POLICY=passive``, 1.25-1.27 against
+1.22-1.23. Giving each thread its own chains for the whole run (one region)
+would change the results: OpenBLAS's rows of a product depend on how many
+rows share the call.
 
 Statistics are the states themselves, the cumulant of a unit is
 ``softplus``, and the base model of annealing and tempering is the
@@ -76,14 +85,23 @@ def add_bias_sigmoid_(pre, bias):
 
 
 @vector_jit
-def add_bias_sample_keyed_(pre, bias, key):
+def add_bias_sample_keyed_(pre, bias, key, scale=None):
     """In place: ``pre[r, j] = 1`` with probability ``sigmoid(pre[r, j] + bias[j])``,
     drawing the uniform of entry ``(r, j)`` from the counter-based stream
     ``key`` (so a caller that keys each row's stream, as RAISE does per data
-    row, gets draws that do not depend on the rows beside it)."""
+    row, gets draws that do not depend on the rows beside it).
+
+    With ``scale``, ``pre`` is first scaled in place, as ``pre *= scale``
+    would (each product rounded to the dtype of ``pre``), in the same pass:
+    the annealing path draws at ``beta (A W) + b_beta`` without a pass of its
+    own over the visible inputs (about 0.03 ms of a 3.5 ms AIS temperature
+    of a 784 x 500 RBM). ``None`` compiles the scaling out.
+    """
     n_rows, n_cols = pre.shape
     for r in range(n_rows):
         for j in range(n_cols):
+            if scale is not None:
+                pre[r, j] *= scale
             u = uniform(key, r * n_cols + j)
             pre[r, j] = 1.0 if u < sigmoid_native(pre[r, j] + bias[j]) else 0.0
 
@@ -315,20 +333,21 @@ def _visible_step(units, ctx, W, velocity, field, terms, data, chain, centring,
                         centring, rates)  # fmt: skip
 
 
-def implements_linear_path(units):
+def implements_linear_path(units, path_sample=None):
     """Register for the visible units ``units`` the tempering and annealing
     hooks of a layer whose energy is linear in its statistics, ``-b . s``,
     and whose base model is a bias of the same shape (Bernoulli units, and
     categorical units through their one-hot statistics):
     ``log p*_beta(v) = base . s + beta (b - base) . s + hidden terms``.
     The annealing path's draws are the layer's own ``sample_`` hook at the
-    annealed bias."""
+    annealed bias, unless the layer gives its own ``path_sample`` (with the
+    same bits: Bernoulli units fold the scaling into their draw)."""
     implements(base.tempered_context, units)(_base_bias_context)
     implements(base.swap_terms, units)(_linear_swap_terms)
     implements(base.path_context, units)(_linear_path_context)
     implements(base.path_statistics, units)(_linear_path_statistics)
     implements(base.path_start, units)(_linear_path_start)
-    implements(base.path_sample, units)(_linear_path_sample)
+    implements(base.path_sample, units)(path_sample or _linear_path_sample)
     implements(base.path_sample_keyed_, units)(_linear_path_sample_keyed)
 
 
@@ -354,12 +373,27 @@ def _linear_path_start(units, path, n_chains, W, rng):
     return base.sample_(units, base.context(units, W), V, path[0], rng)
 
 
-def _linear_path_sample(units, path, A, W, beta, rng):
+@jit
+def path_inputs(units, path, A, W, beta):
+    """``(A W, b_beta)``: the visible inputs of the path's draw at ``beta``
+    before their scaling by ``beta``, and the annealed visible bias."""
     base_bias, _, visible_bias = path
-    V = np.dot(A, W)
-    V *= beta
     annealed_visible_bias_(visible_bias, base_bias, units.bias, beta)
+    return np.dot(A, W), visible_bias
+
+
+def _linear_path_sample(units, path, A, W, beta, rng):
+    V, visible_bias = path_inputs(units, path, A, W, beta)
+    V *= beta
     return base.sample_(units, base.context(units, W), V, visible_bias, rng)
+
+
+def _bernoulli_path_sample(units, path, A, W, beta, rng):
+    # The scaling by beta goes into the draw's pass: the same bits as
+    # _linear_path_sample, one pass less over the visible inputs.
+    V, visible_bias = path_inputs(units, path, A, W, beta)
+    add_bias_sample_keyed_(V, visible_bias, new_key(rng), beta)
+    return V
 
 
 def _linear_path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
@@ -372,7 +406,7 @@ def _linear_path_sample_keyed(units, path, A, W, beta, V, keys, step, n_chains):
         base.sample_keyed_(units, ctx, chains, visible_bias, step_key(keys[e], step))
 
 
-implements_linear_path(BernoulliUnits)
+implements_linear_path(BernoulliUnits, _bernoulli_path_sample)
 
 
 def units_of(bias, dtype=None):
