@@ -14,7 +14,9 @@ from sklearn_rbm import FVBMPseudoLikelihood, PottsPseudoLikelihood
 from sklearn_rbm._potts import kernels
 from sklearn_rbm._potts.model import (
     PairLayout,
+    Preconditioned,
     PseudoLikelihoodObjective,
+    diagonal_preconditioner,
     zero_sum_gauge,
 )
 from sklearn_rbm.datasets import make_fvbm
@@ -454,6 +456,30 @@ def test_lbfgs_direction_is_the_two_loop_recursion():
     # The derived products describe the stored pairs.
     pairs = np.vstack([S, Y, g[None]]).astype(float)
     assert np.allclose(curvature.gram, pairs @ pairs.T, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("weight", [1.0, 1e40])
+def test_float32_gradients_only_where_float32_holds_them(weight):
+    """L-BFGS keeps float32 gradients for moderate weights; weights whose
+    gradients would overflow float32 keep them in float64 (a fourth state
+    that never occurs has the penalty's small curvature and a large scale,
+    and its conditional probability times the weights is its gradient), and
+    the gradient the solver stores is finite and equals the float64 one."""
+    X, w = _tiny_data()
+    w = w * weight
+    layout = PairLayout(X.shape[1], 4)
+    objective = PseudoLikelihoodObjective(X, w, layout, 0.01, 0.1, np.float32)
+    scaled = Preconditioned(objective, diagonal_preconditioner(X, w, layout, 0.01, 0.1))
+    expected = np.float32 if weight == 1.0 else np.float64
+    assert scaled.gradient_dtype == expected
+    x = np.random.default_rng(0).normal(size=layout.size)
+    d = np.zeros(layout.size, dtype=np.float32)
+    grad = np.empty(layout.size, dtype=scaled.gradient_dtype)
+    wide = np.empty(layout.size)
+    scaled(x, d, 0.0, grad)
+    scaled(x, d, 0.0, wide)
+    assert np.all(np.isfinite(grad))
+    np.testing.assert_allclose(grad, wide, rtol=1e-6, atol=1e-6 * np.abs(wide).max())
 
 
 def test_lbfgs_reaches_scipys_minimum_deterministically():
