@@ -91,6 +91,36 @@ def _exponentiate(H):
     return top, z
 
 
+@jit(inline="always")
+def _add_one(out, row):
+    """``out += row``."""
+    for m in range(out.shape[0]):
+        out[m] += row[m]
+
+
+@jit(inline="always")
+def _add_four(out, r0, r1, r2, r3):
+    """``out += (r0 + r1) + (r2 + r3)``: one pass over ``out`` for four rows.
+
+    The rows stream from the last-level cache; four at once keep four streams
+    in flight and load and store ``out`` once instead of four times (the
+    fields and scatter kernels run in 0.6 of the time of one row at a time on
+    PF00071, L = 161, q = 21)."""
+    for m in range(out.shape[0]):
+        out[m] += (r0[m] + r1[m]) + (r2[m] + r3[m])
+
+
+@jit(inline="always")
+def _group_end(saves, k, L):
+    """Where a group of up to four columns starting at ``k`` ends: before
+    ``L`` and at the first partial sum to keep (``saves[e]``)."""
+    last = min(k + 4, L)
+    for e in range(k + 1, last):
+        if saves[e]:
+            return e
+    return last
+
+
 @jit
 def _prefix_checkpoints(X, order, first, last):
     """For the rows ``first .. last - 1`` of a block: ``shared[u]``, the
@@ -135,6 +165,8 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
     the additions on PF00014). The running sum is accumulated in the row's
     own output ``R[s - start]`` (in cache) and copied out only at the
     partial sums a later row starts from (:func:`_prefix_checkpoints`).
+    The rows of ``K`` are added four at a time (:func:`_add_four`), groups
+    ending early only where a partial sum must be kept.
 
     ``R[s - start]`` is overwritten with ``w_s (P_si - onehot(x_si))`` for
     every site, ``row_loss[s]`` with ``-w_s sum_i log P(x_si | x_s,-i)``.
@@ -155,13 +187,23 @@ def pseudo_likelihood_residuals(X, order, w, h, K, R, row_loss, start):
             s = first + u
             H = R[s - start]
             H[:] = checkpoint[shared[u]]
-            for k in range(shared[u], L):
-                j = order[k]
-                row = K[j, X[s, j]]
-                for m in range(size):
-                    H[m] += row[m]
-                if saves[u, k + 1]:
-                    checkpoint[k + 1] = H
+            k = shared[u]
+            while k < L:
+                end = _group_end(saves[u], k, L)
+                if end - k == 4:
+                    _add_four(
+                        H,
+                        K[order[k], X[s, order[k]]],
+                        K[order[k + 1], X[s, order[k + 1]]],
+                        K[order[k + 2], X[s, order[k + 2]]],
+                        K[order[k + 3], X[s, order[k + 3]]],
+                    )
+                else:
+                    for c in range(k, end):
+                        _add_one(H, K[order[c], X[s, order[c]]])
+                k = end
+                if saves[u, k]:
+                    checkpoint[k] = H
             ws = w[s]
             loss = 0.0
             for i in range(L):
@@ -321,25 +363,54 @@ def gather_gradient(
     return total
 
 
+@jit
+def _rows_by_state(column, q):
+    """The positions in ``column`` grouped by their state, each group in
+    increasing order: ``members[offsets[b] : offsets[b + 1]]`` hold state
+    ``b`` (a counting sort)."""
+    offsets = np.zeros(q + 1, dtype=np.int64)
+    for v in column:
+        offsets[v + 1] += 1
+    for b in range(q):
+        offsets[b + 1] += offsets[b]
+    members = np.empty(column.size, dtype=np.int64)
+    cursor = offsets[:q].copy()
+    for u in range(column.size):
+        members[cursor[column[u]]] = u
+        cursor[column[u]] += 1
+    return members, offsets
+
+
 @jit(parallel=True)
 def scatter_residuals(X, R, G, start):
     """``G[j, x_sj] += R[s - start]`` for every row of the chunk ``R`` and
     every site ``j``: the coupling gradient in the row-major layout of
     :func:`pseudo_likelihood_residuals`, ``G`` cleared by the first chunk
-    (``start = 0``; each site's slice while it is in cache, rather than a
-    pass of its own). Parallel over ``j``, rows in order: the sums do not
-    depend on the thread count."""
+    (``start = 0``; each row while it is in cache, rather than a pass of its
+    own). Each ``G[j, b]`` sums the residuals of the rows in state ``b`` at
+    ``j`` four at a time (:func:`_add_four`), in row order. Parallel over
+    ``j``: the sums do not depend on the thread count."""
     L = X.shape[1]
+    q = G.shape[1]
     stop = min(X.shape[0], start + R.shape[0])
     for j in numba.prange(L):
-        Gj = G[j]
-        if start == 0:
-            Gj[:] = 0.0
-        for s in range(start, stop):
-            row = Gj[X[s, j]]
-            r = R[s - start]
-            for k in range(r.shape[0]):
-                row[k] += r[k]
+        members, offsets = _rows_by_state(X[start:stop, j], q)
+        for b in range(q):
+            out = G[j, b]
+            if start == 0:
+                out[:] = 0.0
+            u, last = offsets[b], offsets[b + 1]
+            while u + 4 <= last:
+                _add_four(
+                    out,
+                    R[members[u]],
+                    R[members[u + 1]],
+                    R[members[u + 2]],
+                    R[members[u + 3]],
+                )
+                u += 4
+            for v in range(u, last):
+                _add_one(out, R[members[v]])
 
 
 @jit
