@@ -131,6 +131,45 @@ def test_hessian_product_matches_finite_differences():
     assert np.allclose(objective.hessian(theta, rows)(v), sub.hessian(theta)(v))
 
 
+def _one_hot_gradient(theta, X, w, layout, lambda_h, lambda_e):
+    """The objective's gradient from one-hot products: the residuals ``r =
+    w (P - onehot)`` of every conditional, ``dJ[i, j, a, b] = sum_n r[n, i,
+    a] y[n, j, b]`` and its mirror for each pair block."""
+    h, e = layout.split(theta)
+    J = layout.symmetric(e)
+    Y = np.eye(layout.q)[X]
+    fields = h + np.einsum("ijab,njb->nia", J, Y)
+    P = np.exp(fields - logsumexp(fields, axis=2, keepdims=True))
+    r = w[:, None, None] * (P - Y)
+    full = np.einsum("nia,njb->ijab", r, Y)
+    rows, cols = layout.rows, layout.cols
+    pairs = full[rows, cols] + full[cols, rows].transpose(0, 2, 1)
+    grad_h = r.sum(axis=0) + 2.0 * lambda_h * h
+    return np.concatenate([grad_h.ravel(), (pairs + 2.0 * lambda_e * e).ravel()])
+
+
+@pytest.mark.parametrize("chunk", [2048, 37])
+def test_gradient_with_shared_prefixes_matches_one_hot_products(chunk):
+    # Rows near a few prototypes share long prefixes (the fields kernel
+    # restarts from kept partial sums, its groups of four columns end early
+    # at them) and long runs of equal states (the scatter's groups); L = 11
+    # leaves groups of one to three columns, a chunk of 37 rows splits
+    # both kernels' work.
+    rng = np.random.default_rng(7)
+    L, q, n = 11, 4, 300
+    prototypes = rng.integers(0, q, size=(5, L))
+    X = prototypes[rng.integers(0, 5, n)]
+    mutate = rng.random(X.shape) < 0.15
+    X = np.where(mutate, rng.integers(0, q, X.shape), X).astype(np.uint8)
+    w = rng.uniform(0.2, 1.5, n)
+    layout, theta, _, _ = _random_model(L, q, rng)
+    objective = PseudoLikelihoodObjective(X, w, layout, 0.3, 0.7, chunk=chunk)
+    value, grad = objective(theta)
+    assert value == pytest.approx(_numpy_objective(theta, X, w, layout, 0.3, 0.7))
+    expected = _one_hot_gradient(theta, X, w, layout, 0.3, 0.7)
+    assert np.allclose(grad, expected, rtol=1e-10, atol=1e-10 * np.abs(expected).max())
+
+
 def test_float32_data_term_agrees_with_float64():
     rng = np.random.default_rng(4)
     X, w = _tiny_data(L=7, n=300)
