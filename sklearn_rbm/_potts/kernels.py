@@ -103,9 +103,9 @@ def _add_four(out, r0, r1, r2, r3):
     """``out += (r0 + r1) + (r2 + r3)``: one pass over ``out`` for four rows.
 
     The rows stream from the last-level cache; four at once keep four streams
-    in flight and load and store ``out`` once instead of four times (the
-    fields and scatter kernels run in 0.6 of the time of one row at a time on
-    PF00071, L = 161, q = 21)."""
+    in flight and load and store ``out`` once instead of four times (on
+    PF00071, L = 161, q = 21, 2 threads: the conditional fields 38 to 25 ms,
+    the scatter 31 to 22 ms per evaluation)."""
     for m in range(out.shape[0]):
         out[m] += (r0[m] + r1[m]) + (r2[m] + r3[m])
 
