@@ -30,7 +30,8 @@ proteins (``-le 16.0 -lh 0.01 -m 100``, theta = 0.2). Printed:
 repeat's ratio and the ratio of the best times (the machine may be shared).
 ``--solver`` picks our solver. ``--scaling`` instead times both on row and
 column subsamples of the alignment and on synthetic Potts data
-(``datasets.make_potts``, 5,000 sequences, q = 21, ``--synthetic`` sites).
+(``datasets.make_potts``, q = 21, ``--synthetic-rows`` sequences, 5,000 by
+default, and ``--synthetic`` sites).
 """
 
 import argparse
@@ -188,9 +189,10 @@ def scaling(args):
         cases.append((f"N = {len(rows)} (rows)", X[rows]))
     for n_columns in (20, 35):
         cases.append((f"L = {n_columns} (first columns)", X[:, :n_columns]))
+    n_rows = args.synthetic_rows
     for n_sites in args.synthetic:
-        Y, *_ = make_potts(5000, n_sites, 21, random_state=0)
-        cases.append((f"make_potts 5000 x {n_sites}, q=21", Y))
+        Y, *_ = make_potts(n_rows, n_sites, 21, random_state=0)
+        cases.append((f"make_potts {n_rows} x {n_sites}, q=21", Y))
     print(f"{'case':<34}{'ours (s)':>10}{'plmc (s)':>10}{'ratio':>8}")
     with tempfile.TemporaryDirectory() as workdir:
         for name, Y in cases:
@@ -221,6 +223,10 @@ def main():
     parser.add_argument(
         "--synthetic", type=int, nargs="*", default=[50, 100],
         help="numbers of sites of the synthetic scaling cases",
+    )  # fmt: skip
+    parser.add_argument(
+        "--synthetic-rows", type=int, default=5000,
+        help="number of sequences of the synthetic scaling cases",
     )  # fmt: skip
     args = parser.parse_args()
 
