@@ -382,14 +382,17 @@ def _rows_by_state(column, q):
 
 
 @jit(parallel=True)
-def scatter_residuals(X, R, G, start):
+def scatter_residuals(X, R, G, start, common):
     """``G[j, x_sj] += R[s - start]`` for every row of the chunk ``R`` and
-    every site ``j``: the coupling gradient in the row-major layout of
-    :func:`pseudo_likelihood_residuals`, ``G`` cleared by the first chunk
-    (``start = 0``; each row while it is in cache, rather than a pass of its
-    own). Each ``G[j, b]`` sums the residuals of the rows in state ``b`` at
-    ``j`` four at a time (:func:`_add_four`), in row order. Parallel over
-    ``j``: the sums do not depend on the thread count."""
+    every site ``j`` whose state is not ``common[j]``: the coupling gradient
+    in the row-major layout of :func:`pseudo_likelihood_residuals`, but for
+    the rows ``G[j, common[j]]`` (cleared; :func:`complete_common_rows` fills
+    them from the total after the last chunk, so that the site's most common
+    state, 42 % of the rows on PF00071, costs no additions). ``G`` is cleared
+    by the first chunk (``start = 0``; each row while it is in cache, rather
+    than a pass of its own). Each ``G[j, b]`` sums the residuals of the rows
+    in state ``b`` at ``j`` four at a time (:func:`_add_four`), in row order.
+    Parallel over ``j``: the sums do not depend on the thread count."""
     L = X.shape[1]
     q = G.shape[1]
     stop = min(X.shape[0], start + R.shape[0])
@@ -399,6 +402,8 @@ def scatter_residuals(X, R, G, start):
             out = G[j, b]
             if start == 0:
                 out[:] = 0.0
+            if b == common[j]:
+                continue
             u, last = offsets[b], offsets[b + 1]
             while u + 4 <= last:
                 _add_four(
@@ -411,6 +416,24 @@ def scatter_residuals(X, R, G, start):
                 u += 4
             for v in range(u, last):
                 _add_one(out, R[members[v]])
+
+
+@jit(parallel=True)
+def complete_common_rows(G, total, common):
+    """``G[j, common[j]] = total - sum_{b != common[j]} G[j, b]``: the rows
+    :func:`scatter_residuals` leaves out, from ``total``, the float64 sum of
+    every row's residuals (a site's states partition the rows)."""
+    L, q, size = G.shape
+    for j in numba.prange(L):
+        rest = total.copy()
+        for b in range(q):
+            if b != common[j]:
+                other = G[j, b]
+                for m in range(size):
+                    rest[m] -= other[m]
+        out = G[j, common[j]]
+        for m in range(size):
+            out[m] = rest[m]
 
 
 @jit

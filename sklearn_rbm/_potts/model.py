@@ -67,6 +67,12 @@ def column_order(X):
     return np.argsort(n_values, kind="stable").astype(np.intp)
 
 
+def most_common_states(X, q):
+    """The state of each column of ``X`` held by the most rows (the lowest
+    on ties)."""
+    return np.array([np.bincount(column, minlength=q).argmax() for column in X.T])
+
+
 class PseudoLikelihoodObjective:
     """``f(theta) = -sum_s w_s sum_i log P(x_si | x_s,-i) + lambda_h ||h||^2
     + lambda_e sum_{i<j} ||e_ij||^2`` and its gradient (plmc's
@@ -89,6 +95,7 @@ class PseudoLikelihoodObjective:
         rows = np.lexsort(X[:, self.order[::-1]].T)
         X, w = np.ascontiguousarray(X[rows]), np.asarray(w)[rows]
         self.X, self.w, self.layout = X, w, layout
+        self.common = most_common_states(X, layout.q)
         self.lambda_h, self.lambda_e = float(lambda_h), float(lambda_e)
         self.dtype = np.dtype(dtype)
         self.chunk = min(chunk, max(X.shape[0], 1))
@@ -123,8 +130,9 @@ class PseudoLikelihoodObjective:
             kernels.pseudo_likelihood_residuals(
                 self.X, self.order, w, h, K, R, self.row_loss, start
             )
-            kernels.scatter_residuals(self.X, R, G, start)
+            kernels.scatter_residuals(self.X, R, G, start, self.common)
             grad_h += R[: self.X.shape[0] - start].sum(axis=0, dtype=np.float64)
+        kernels.complete_common_rows(G, grad_h, self.common)
         return float(np.sum(self.row_loss)), grad_h
 
     def evaluate(self, x, grad, direction=None, step=0.0, scale=None):
