@@ -152,9 +152,10 @@ def _one_hot_gradient(theta, X, w, layout, lambda_h, lambda_e):
 def test_gradient_with_shared_prefixes_matches_one_hot_products(chunk):
     # Rows near a few prototypes share long prefixes (the fields kernel
     # restarts from kept partial sums, its groups of four columns end early
-    # at them) and long runs of equal states (the scatter's groups); L = 11
-    # leaves groups of one to three columns, a chunk of 37 rows splits
-    # both kernels' work.
+    # at them) and long runs of equal states (the scatter's groups); the
+    # most common state of each site, which both kernels leave out of their
+    # sums, changes with the chunk; L = 11 leaves groups of one to three
+    # columns, a chunk of 37 rows splits both kernels' work.
     rng = np.random.default_rng(7)
     L, q, n = 11, 4, 300
     prototypes = rng.integers(0, q, size=(5, L))

@@ -108,8 +108,9 @@ class PseudoLikelihoodObjective:
         self.n_evaluations = 0
 
     def _work(self, dtype):
-        """The scaled weights, coupling gradient, residual chunk, couplings
-        and fields in ``dtype``, allocated at the first use."""
+        """The scaled weights, coupling gradient, residual chunk, relative
+        couplings and base fields (``kernels.stage_parameters``) in ``dtype``,
+        allocated at the first use."""
         if dtype not in self._buffers:
             L, q = self.layout.L, self.layout.q
             self._buffers[dtype] = (
@@ -121,14 +122,14 @@ class PseudoLikelihoodObjective:
             )
         return self._buffers[dtype]
 
-    def _data_term(self, w, G, R, K, h):
+    def _data_term(self, w, G, R, D, base):
         """The negative log pseudo-likelihood over the weights ``w / w_scale``
-        at the staged fields ``h`` and couplings ``K``; its row-major
+        at the staged base fields and relative couplings ``D``; its row-major
         coupling gradient left in ``G``, its field gradient returned."""
-        grad_h = np.zeros(h.size)
+        grad_h = np.zeros(base.size)
         for start in range(0, self.X.shape[0], R.shape[0]):
             kernels.pseudo_likelihood_residuals(
-                self.X, self.order, w, h, K, R, self.row_loss, start
+                self.X, self.order, self.common, w, base, D, R, self.row_loss, start
             )
             kernels.scatter_residuals(self.X, R, G, start, self.common)
             grad_h += R[: self.X.shape[0] - start].sum(axis=0, dtype=np.float64)
@@ -148,13 +149,15 @@ class PseudoLikelihoodObjective:
         layout = self.layout
         staged = (x, direction, step, scale, layout.rows, layout.cols)
         dtype = self.dtype
-        w, G, R, K, h = self._work(dtype)
-        top, fields, couplings = kernels.stage_parameters(*staged, h, K)
+        w, G, R, D, base = self._work(dtype)
+        top, fields, couplings = kernels.stage_parameters(*staged, self.common, base, D)
         if dtype != np.float64 and not top < _FLOAT32_SAFE:
             # A line search's far probe: sums of L such terms overflow float32.
-            w, G, R, K, h = self._work(np.dtype(np.float64))
-            top, fields, couplings = kernels.stage_parameters(*staged, h, K)
-        loss, grad_h = self._data_term(w, G, R, K, h)
+            w, G, R, D, base = self._work(np.dtype(np.float64))
+            top, fields, couplings = kernels.stage_parameters(
+                *staged, self.common, base, D
+            )
+        loss, grad_h = self._data_term(w, G, R, D, base)
         slope = kernels.gather_gradient(
             G, grad_h, self.w_scale, *staged, self.lambda_h, self.lambda_e, grad
         )
