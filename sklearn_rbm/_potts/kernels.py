@@ -7,6 +7,9 @@ its last two axes swapped): the conditional field of site ``i``,
 ``H_i(a) = h_i(a) + sum_j J[i, j, a, x_j]``, is then a sum of ``L``
 contiguous rows ``Jt[i, j, x_j, :]`` (a gather, not a one-hot matrix
 product), and every site's rows lie in one contiguous (L, q, q) block.
+The pseudo-likelihood objective's own kernels use a row-major layout,
+relative to each site's most common state, that gives every site's field
+of a sequence at once (:func:`pseudo_likelihood_residuals`).
 
 Parallel loops run over sites (pseudo-likelihood) or rows (weights); each
 iteration writes only its own slice and sums are taken in a fixed order
