@@ -67,12 +67,6 @@ def column_order(X):
     return np.argsort(n_values, kind="stable").astype(np.intp)
 
 
-def most_common_states(X, q):
-    """The state of each column of ``X`` held by the most rows (the lowest
-    on ties)."""
-    return np.array([np.bincount(column, minlength=q).argmax() for column in X.T])
-
-
 class PseudoLikelihoodObjective:
     """``f(theta) = -sum_s w_s sum_i log P(x_si | x_s,-i) + lambda_h ||h||^2
     + lambda_e sum_{i<j} ||e_ij||^2`` and its gradient (plmc's
@@ -95,7 +89,9 @@ class PseudoLikelihoodObjective:
         rows = np.lexsort(X[:, self.order[::-1]].T)
         X, w = np.ascontiguousarray(X[rows]), np.asarray(w)[rows]
         self.X, self.w, self.layout = X, w, layout
-        self.common = most_common_states(X, layout.q)
+        # Each site's state held by the most rows (the lowest on ties): the
+        # kernels' sums leave it out (``kernels.pseudo_likelihood_residuals``).
+        self.common = site_counts(X, None, layout.q).argmax(axis=1)
         self.lambda_h, self.lambda_e = float(lambda_h), float(lambda_e)
         self.dtype = np.dtype(dtype)
         self.chunk = min(chunk, max(X.shape[0], 1))
