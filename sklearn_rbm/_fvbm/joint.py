@@ -161,7 +161,7 @@ class PseudoLikelihood:
     def value(self, Theta):
         """The objective at ``Theta``; the fields are kept for :meth:`derivatives`."""
         self._fields(Theta)
-        log_pl = passes.log_pseudo_likelihood(self.XU, self._A, self.w)
+        log_pl = passes.conditional_pass(self.XU, self._A, self.w)
         return log_pl - self.penalty(Theta)
 
     def derivatives(self, Theta):

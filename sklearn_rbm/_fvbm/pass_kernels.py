@@ -42,15 +42,17 @@ def _log_conditional(x, a, z):
 
 
 @vector_jit
-def conditional_pass(X, A, w, R, D):
-    """The weighted log-PL and the two ``n x d`` arrays its derivatives need.
+def conditional_pass(X, A, w, R=None, D=None):
+    """The weighted log-PL and, given ``R`` and ``D``, the two ``n x d``
+    arrays its derivatives need.
 
     Returns ``sum_i w_i sum_j log P(x_ij | a_ij)`` and fills ``R_ij = w_i (x_ij
     - tanh a_ij)`` (the residuals: the gradient is ``X^T R`` arranged by
     parameter) and ``D_ij = w_i (1 - tanh^2 a_ij)`` (the curvatures: minus the
-    Hessian is ``sum_ij D_ij z_ij z_ij^T``). The sum runs per unit, down the
-    rows: a running sum across a row would be a serial dependence that stops
-    the loop from vectorising.
+    Hessian is ``sum_ij D_ij z_ij z_ij^T``). Without them (``None``, compiled
+    out) it is the log-PL alone, as a line-search trial needs. The sum runs
+    per unit, down the rows: a running sum across a row would be a serial
+    dependence that stops the loop from vectorising.
     """
     n, d = A.shape
     totals = np.zeros(d)
@@ -60,26 +62,13 @@ def conditional_pass(X, A, w, R, D):
             a = np.float64(A[i, j])
             x = np.float64(X[i, j])
             z = exp_minus_abs(2.0 * a)
-            inverse = 1.0 / (1.0 + z)
-            t = (1.0 - z) * inverse
-            t = t if a >= 0.0 else -t
+            if R is not None and D is not None:
+                inverse = 1.0 / (1.0 + z)
+                t = (1.0 - z) * inverse
+                t = t if a >= 0.0 else -t
+                R[i, j] = wi * (x - t)
+                D[i, j] = wi * 4.0 * z * inverse * inverse
             totals[j] += wi * _log_conditional(x, a, z)
-            R[i, j] = wi * (x - t)
-            D[i, j] = wi * 4.0 * z * inverse * inverse
-    return totals.sum()
-
-
-@vector_jit
-def log_pseudo_likelihood(X, A, w):
-    """``sum_i w_i sum_j log P(x_ij | a_ij)`` alone (a line-search trial)."""
-    n, d = A.shape
-    totals = np.zeros(d)
-    for i in range(n):
-        wi = w[i]
-        for j in range(d):
-            a = np.float64(A[i, j])
-            z = exp_minus_abs(2.0 * a)
-            totals[j] += wi * _log_conditional(np.float64(X[i, j]), a, z)
     return totals.sum()
 
 
