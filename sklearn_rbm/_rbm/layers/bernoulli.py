@@ -33,6 +33,8 @@ base-rate model: independent units with the training data's means
 from typing import NamedTuple
 
 import numpy as np
+from numba.extending import overload
+from numba.np.numpy_support import as_dtype
 from scipy.special import expit, logit
 from sklearn.utils.extmath import safe_sparse_dot
 
@@ -53,6 +55,7 @@ from ..._numerics.random import new_key, step_key, uniform
 from ..._numerics.steps import row_sums
 from ..._numerics.vecmath import (
     NEAR_STEP,
+    draw_bernoulli_row_,
     exp_minus_abs,
     log1p_near,
     log_positive,
@@ -84,12 +87,31 @@ def add_bias_sigmoid_(pre, bias):
             pre[r, j] = sigmoid_native(pre[r, j] + bias[j])
 
 
+def input_row(n, *arrays):
+    """An empty row of ``n`` inputs in the dtype that arithmetic on the
+    elements of ``arrays`` gives (float32 for float32 arrays): a scratch row
+    keeps the inputs' bits for :func:`draw_bernoulli_row_`."""
+    return np.empty(n)
+
+
+@overload(input_row)
+def _input_row(n, *arrays):
+    dtype = np.result_type(*(as_dtype(array.dtype) for array in arrays))
+    return lambda n, *arrays: np.empty(n, dtype)
+
+
 @vector_jit
 def add_bias_sample_keyed_(pre, bias, key, scale=None):
     """In place: ``pre[r, j] = 1`` with probability ``sigmoid(pre[r, j] + bias[j])``,
     drawing the uniform of entry ``(r, j)`` from the counter-based stream
     ``key`` (so a caller that keys each row's stream, as RAISE does per data
     row, gets draws that do not depend on the rows beside it).
+
+    Each row's inputs go to a scratch row and
+    :func:`~sklearn_rbm._numerics.vecmath.draw_bernoulli_row_` draws them:
+    the comparison ``u < sigmoid_native(x)`` decided from a cheap ``exp``
+    where that is provably the same, the exact sigmoid for the few entries
+    left (the same bits, about 0.12 instead of 0.17 ms per 100 x 784 draw).
 
     With ``scale``, ``pre`` is first scaled in place, as ``pre *= scale``
     would (each product rounded to the dtype of ``pre``), in the same pass:
@@ -98,12 +120,25 @@ def add_bias_sample_keyed_(pre, bias, key, scale=None):
     of a 784 x 500 RBM). ``None`` compiles the scaling out.
     """
     n_rows, n_cols = pre.shape
+    x = input_row(n_cols, pre, bias)
     for r in range(n_rows):
-        for j in range(n_cols):
-            if scale is not None:
-                pre[r, j] *= scale
-            u = uniform(key, r * n_cols + j)
-            pre[r, j] = 1.0 if u < sigmoid_native(pre[r, j] + bias[j]) else 0.0
+        if scale is None:
+            draw_bernoulli_row_(pre[r], x, key, r * n_cols, _biased_input, bias)
+        else:
+            scaling = (bias, scale)
+            draw_bernoulli_row_(pre[r], x, key, r * n_cols, _scaled_input, scaling)
+
+
+@vector_jit(inline="always")
+def _biased_input(row, j, bias):
+    return row[j] + bias[j]
+
+
+@vector_jit(inline="always")
+def _scaled_input(row, j, scaling):
+    bias, scale = scaling
+    row[j] *= scale
+    return row[j] + bias[j]
 
 
 @jit
@@ -132,12 +167,16 @@ def sample_bernoulli(probabilities, rng):
 @vector_jit
 def _tempered_sample_keyed(pre, bias, base, betas, rests, n_chains, key):
     n_rows, n_cols = pre.shape
+    x = input_row(n_cols, pre, bias, base, betas)
     for r in range(n_rows):
-        beta, rest = betas[r // n_chains], rests[r // n_chains]
-        for j in range(n_cols):
-            u = uniform(key, r * n_cols + j)
-            x = beta * (pre[r, j] + bias[j]) + rest * base[j]
-            pre[r, j] = 1.0 if u < sigmoid_native(x) else 0.0
+        tempering = (bias, base, betas[r // n_chains], rests[r // n_chains])
+        draw_bernoulli_row_(pre[r], x, key, r * n_cols, _tempered_input, tempering)
+
+
+@vector_jit(inline="always")
+def _tempered_input(row, j, tempering):
+    bias, base, beta, rest = tempering
+    return beta * (row[j] + bias[j]) + rest * base[j]
 
 
 @jit
