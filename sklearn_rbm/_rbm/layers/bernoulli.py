@@ -33,6 +33,7 @@ base-rate model: independent units with the training data's means
 from typing import NamedTuple
 
 import numpy as np
+from numba import types
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 from scipy.special import expit, logit
@@ -122,23 +123,28 @@ def add_bias_sample_keyed_(pre, bias, key, scale=None):
     n_rows, n_cols = pre.shape
     x = input_row(n_cols, pre, bias)
     for r in range(n_rows):
-        if scale is None:
-            draw_bernoulli_row_(pre[r], x, key, r * n_cols, _biased_input, bias)
-        else:
-            scaling = (bias, scale)
-            draw_bernoulli_row_(pre[r], x, key, r * n_cols, _scaled_input, scaling)
-
-
-@vector_jit(inline="always")
-def _biased_input(row, j, bias):
-    return row[j] + bias[j]
+        scaling = (bias, scale)
+        draw_bernoulli_row_(pre[r], x, key, r * n_cols, _scaled_input, scaling)
 
 
 @vector_jit(inline="always")
 def _scaled_input(row, j, scaling):
     bias, scale = scaling
-    row[j] *= scale
+    row[j] = scaled(row[j], scale)
     return row[j] + bias[j]
+
+
+def scaled(value, scale):
+    """``value * scale``, or ``value`` itself when ``scale`` is None (the
+    product compiled out)."""
+    return value if scale is None else value * scale
+
+
+@overload(scaled, inline="always")
+def _scaled(value, scale):
+    if isinstance(scale, types.NoneType):
+        return lambda value, scale: value
+    return lambda value, scale: value * scale
 
 
 @jit
