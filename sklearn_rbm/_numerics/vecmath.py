@@ -353,9 +353,8 @@ def draw_bernoulli_row_(out, x, key, offset, input_of, args):
     first, last = n, -1  # integer min and max vectorise
     if is_float32(x):
         for j in range(n):
-            x[j] = input_of(out, j, args)
             u = uniform(key, offset + j)
-            out[j] = 1.0 if u < sigmoid32(x[j]) else 0.0
+            out[j] = 1.0 if u < sigmoid32(input_of(out, j, args)) else 0.0
     else:
         for j in range(n):
             x[j] = input_of(out, j, args)
