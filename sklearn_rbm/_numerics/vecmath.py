@@ -25,6 +25,12 @@ which keep a float32 argument in float32 (half the bytes per SIMD lane and a
 shorter polynomial): the Gibbs kernels use the sigmoid so that float32
 training does its element-wise work in float32, as its matrix products are,
 and the Potts kernels the exponential for their float32 softmax.
+
+A Bernoulli draw ``u < sigmoid(x)`` needs the comparison, not the
+probability: :func:`sure_draw` decides it from an ``exp`` of degree 5, with
+a margin that provably covers its error, and leaves the rare close calls to
+the exact sigmoid; :func:`draw_bernoulli_row_` does a row of draws that way,
+with the bits of the exact comparison (0.17 -> 0.13 ms per 100 x 784 draw).
 """
 
 import math
@@ -275,8 +281,8 @@ def softplus_gap_near(x, e, s, step):
 # truncation error below |r| ** 6 e ** |r| / 6! = 3.41e-6.
 _EXP_TAYLOR_ROUGH = _EXP_TAYLOR[:6]
 _LN2 = 0.6931471805599453
-#: The margin of :func:`sure_draw`, relative to the probability: about 20
-#: times the errors it has to cover (see there).
+#: The margin of :func:`sure_draw`, relative to the probability: 28 times
+#: the errors it has to cover (see there).
 DRAW_MARGIN = 1e-4
 
 
@@ -294,26 +300,28 @@ def exp_nonpositive_rough(x):
 def sure_draw(u, x):
     """The Bernoulli draw ``u < sigmoid(x)`` (float64 ``x``, ``u`` in [0,
     1)) decided with a cheap ``exp``: 1.0 or 0.0 where that is sure, -1.0
-    (about once in 10 ** 4 draws) where the caller must compute
-    :func:`sigmoid` to tell. Where it decides, it decides as the exact
+    where the caller must compute :func:`sigmoid` to tell (when ``u`` is
+    within about ``M s`` of ``s = sigmoid(x)``, ``M = DRAW_MARGIN``: with
+    probability ``2 M s``). Where it decides, it decides as the exact
     comparison does, for every ``u`` and ``x``: a proof, not a probability.
 
-    Why. Let ``z = exp(-min(|x|, 700))`` and ``c = 1`` for ``x >= 0``, ``c
-    = z`` otherwise: ``sigmoid(x)`` is ``s = c / (1 + z)`` within ``eta s``,
-    ``eta`` = 1e-15 (about two roundings; the tests check it). So with ``T
-    = u (1 + z) - c``, ``T < -eta c`` means ``u < s (1 - eta)``, a 1, and
-    ``T >= eta c`` means ``u >= s (1 + eta)``, a 0. The computed ``t``
-    takes ``z~`` of :func:`exp_nonpositive_rough`, within ``eps = 3.5e-6``
-    of ``z``: that moves ``T`` by ``|u - [x < 0]| |z~ - z| <= eps c``, and
-    the three roundings (``1 + z~``, the product, the difference) by at
-    most ``2 ** -51 (|T| + c)``. Hence ``t < -M c~`` (``c~ = 1`` or ``z~``,
-    at least ``(1 - eps) c``) gives ``T < -(M (1 - eps) - eps - 2 ** -51) c
-    / (1 + 2 ** -51) < -eta c``, as ``M = DRAW_MARGIN = 1e-4`` is 28 times
-    ``eps + eta + 2 ** -50``; ``t > M c~`` gives ``T > eta c`` alike. ``M
-    c~`` is at least ``1e-4 exp(-700) = 9.9e-309``, subnormal but within
-    5e-16 of itself. ``u = 0`` gives ``t = -c~``, a 1, as ``s > 0``; ``x =
-    +-inf`` is clamped like any ``|x| > 700``; a NaN ``x`` gives a NaN
-    ``t``, which neither comparison takes: -1.0.
+    Why. Let ``z = exp(-min(|x|, 700))`` and ``c = 1`` for ``x >= 0``, ``c =
+    z`` otherwise: ``sigmoid(x)`` is ``s = c / (1 + z)`` within ``eta s``,
+    ``eta = 1e-15`` (the error of :func:`exp_nonpositive` and three
+    roundings; the tests check it). So with ``T = u (1 + z) - c``, ``T <
+    -eta c`` means ``u < s (1 - eta)``, a 1, and ``T >= eta c`` means ``u >=
+    s (1 + eta)``, a 0. The computed ``t`` takes ``z~`` of
+    :func:`exp_nonpositive_rough`, within ``eps z``, ``eps = 3.5e-6``: that
+    moves ``T`` by ``|u - [x < 0]| |z~ - z| <= eps c``, and the three
+    roundings (``1 + z~``, the product, the difference) by at most ``2 **
+    -51 (|T| + c)``. Hence ``t < -M c~`` (``c~ = 1`` or ``z~``, at least
+    ``(1 - eps) c``) gives ``T < -(M (1 - eps) - eps - 2 ** -51) c / (1 + 2
+    ** -51) < -eta c``, as ``M = 1e-4`` is 28 times ``eps + eta + 2 **
+    -50``; ``t > M c~`` gives ``T > eta c`` alike. ``M c~`` is at least
+    ``1e-4 exp(-700) = 9.9e-309``, subnormal but within 5e-16 of itself.
+    ``u = 0`` gives ``t = -c~``, a 1, as ``s > 0``; ``x = +-inf`` is clamped
+    like any ``|x| > 700``; a NaN ``x`` gives a NaN ``t``, which neither
+    comparison takes: -1.0.
     """
     z = exp_nonpositive_rough(-min(abs(x), EXP_FLOOR))
     c = 1.0 if x >= 0.0 else z
