@@ -1,11 +1,13 @@
 """Bernoulli units: binary states with ``p(x = 1 | inputs) = sigmoid(inputs + b)``.
 
 The kernels are one fused element-wise pass each (sigmoid and draw together,
-no temporaries) between the matrix products of the trainer; the sigmoid is
-the branch-free one of ``vecmath.py`` and the loops use ``vector_jit``, so
-they compile to SIMD code: about 2 ns per sigmoid-and-draw instead of 11 with
-libm's scalar ``exp``, which took a float64 PCD-1 epoch of a 784 x 500 RBM
-from about 1.5 to 1.1-1.3 times the cost of its matrix products alone.
+no temporaries but a scratch row of inputs) between the matrix products of
+the trainer; the sigmoid is the branch-free one of ``vecmath.py`` and the
+loops use ``vector_jit``, so they compile to SIMD code: about 2 ns per
+sigmoid-and-draw instead of 11 with libm's scalar ``exp``, which took a
+float64 PCD-1 epoch of a 784 x 500 RBM from about 1.5 to 1.1-1.3 times the
+cost of its matrix products alone. A float64 draw mostly needs no exact
+sigmoid at all (``vecmath.draw_bernoulli_row_``).
 
 Random numbers come from a ``numpy.random.Generator`` passed in by the caller:
 each sampled matrix takes one key from it and its elements are counter-based
@@ -108,11 +110,12 @@ def add_bias_sample_keyed_(pre, bias, key, scale=None):
     ``key`` (so a caller that keys each row's stream, as RAISE does per data
     row, gets draws that do not depend on the rows beside it).
 
-    Each row's inputs go to a scratch row and
-    :func:`~sklearn_rbm._numerics.vecmath.draw_bernoulli_row_` draws them:
-    the comparison ``u < sigmoid_native(x)`` decided from a cheap ``exp``
-    where that is provably the same, the exact sigmoid for the few entries
-    left (the same bits, about 0.12 instead of 0.17 ms per 100 x 784 draw).
+    Each row is drawn by
+    :func:`~sklearn_rbm._numerics.vecmath.draw_bernoulli_row_`: float64
+    comparisons ``u < sigmoid(x)`` are decided from a cheap ``exp`` where
+    that provably gives the same answer, with the exact sigmoid for the few
+    entries left (the same bits, 0.13 instead of 0.17 ms per 100 x 784
+    draw); float32 ones compare with the float32 sigmoid at once.
 
     With ``scale``, ``pre`` is first scaled in place, as ``pre *= scale``
     would (each product rounded to the dtype of ``pre``), in the same pass:
@@ -121,9 +124,8 @@ def add_bias_sample_keyed_(pre, bias, key, scale=None):
     of a 784 x 500 RBM). ``None`` compiles the scaling out.
     """
     n_rows, n_cols = pre.shape
-    x = input_row(n_cols, pre, bias)
+    x, scaling = input_row(n_cols, pre, bias), (bias, scale)
     for r in range(n_rows):
-        scaling = (bias, scale)
         draw_bernoulli_row_(pre[r], x, key, r * n_cols, _scaled_input, scaling)
 
 
