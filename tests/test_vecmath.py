@@ -126,6 +126,7 @@ def test_element_wise_kernels_compile_to_vector_code():
         """
         import re
         import numpy as np
+        from sklearn_rbm._conditional import kernels as conditional
         from sklearn_rbm._partition import enumeration as partition
         from sklearn_rbm._rbm.layers import bernoulli as gibbs
 
@@ -139,11 +140,16 @@ def test_element_wise_kernels_compile_to_vector_code():
         partition.log_partition_enumerate(np.zeros((2, 3)), c, np.zeros(2))
         log_w, key = np.zeros(4), np.uint64(1)
         gibbs.anneal_(log_w, H.copy(), np.zeros(4), c, 0.5, 0.25, key, True)
+        betas = np.array([0.5, 0.75])
+        gibbs._tempered_sample_keyed(H.copy(), c, c, betas, 1 - betas, 2, key)
+        conditional._add_bias_sample_rows_(H.copy(), H.copy(), key)
         for kernel in (
             gibbs.add_bias_sigmoid_,
             gibbs.add_bias_sample_keyed_,
             partition._enumerate_block,
             gibbs.anneal_,
+            gibbs._tempered_sample_keyed,
+            conditional._add_bias_sample_rows_,
         ):
             for signature, ir in kernel.inspect_llvm().items():
                 # float32 loops must stay in float32 lanes (sigmoid_native).
@@ -158,7 +164,7 @@ def test_element_wise_kernels_compile_to_vector_code():
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.split("\n")
-    assert [line.split()[1] for line in lines if line] == ["True"] * 7, result.stdout
+    assert [line.split()[1] for line in lines if line] == ["True"] * 9, result.stdout
 
 
 # ------------------------------------------------------------ Bernoulli draws

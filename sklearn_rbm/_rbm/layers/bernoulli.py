@@ -94,7 +94,7 @@ def input_row(n, *arrays):
     """An empty row of ``n`` inputs in the dtype that arithmetic on the
     elements of ``arrays`` gives (float32 for float32 arrays): a scratch row
     keeps the inputs' bits for :func:`draw_bernoulli_row_`."""
-    return np.empty(n)
+    return np.empty(n, np.result_type(*arrays))
 
 
 @overload(input_row)
