@@ -9,9 +9,13 @@ import textwrap
 
 import numba
 import numpy as np
+import pytest
 from scipy.special import expit
 
+from sklearn_rbm._conditional import kernels as conditional
 from sklearn_rbm._numerics import vecmath
+from sklearn_rbm._numerics.random import uniform
+from sklearn_rbm._rbm.layers import bernoulli as gibbs
 
 
 def _apply(function, values):
@@ -122,6 +126,7 @@ def test_element_wise_kernels_compile_to_vector_code():
         """
         import re
         import numpy as np
+        from sklearn_rbm._conditional import kernels as conditional
         from sklearn_rbm._partition import enumeration as partition
         from sklearn_rbm._rbm.layers import bernoulli as gibbs
 
@@ -135,11 +140,16 @@ def test_element_wise_kernels_compile_to_vector_code():
         partition.log_partition_enumerate(np.zeros((2, 3)), c, np.zeros(2))
         log_w, key = np.zeros(4), np.uint64(1)
         gibbs.anneal_(log_w, H.copy(), np.zeros(4), c, 0.5, 0.25, key, True)
+        betas = np.array([0.5, 0.75])
+        gibbs._tempered_sample_keyed(H.copy(), c, c, betas, 1 - betas, 2, key)
+        conditional._add_bias_sample_rows_(H.copy(), H.copy(), key)
         for kernel in (
             gibbs.add_bias_sigmoid_,
             gibbs.add_bias_sample_keyed_,
             partition._enumerate_block,
             gibbs.anneal_,
+            gibbs._tempered_sample_keyed,
+            conditional._add_bias_sample_rows_,
         ):
             for signature, ir in kernel.inspect_llvm().items():
                 # float32 loops must stay in float32 lanes (sigmoid_native).
@@ -154,4 +164,97 @@ def test_element_wise_kernels_compile_to_vector_code():
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.split("\n")
-    assert [line.split()[1] for line in lines if line] == ["True"] * 7, result.stdout
+    assert [line.split()[1] for line in lines if line] == ["True"] * 9, result.stdout
+
+
+# ------------------------------------------------------------ Bernoulli draws
+@numba.njit(error_model="numpy")
+def _sure_and_exact(u, x):
+    sure, exact = np.empty_like(u), np.empty_like(u)
+    for i in range(u.size):
+        sure[i] = vecmath.sure_draw(u[i], x[i])
+        exact[i] = 1.0 if u[i] < vecmath.sigmoid(x[i]) else 0.0
+    return sure, exact
+
+
+def test_sure_draw_decides_as_the_exact_sigmoid_even_for_adversarial_uniforms():
+    # Every decision must be the exact comparison's; the uniforms sit where
+    # a decision is hardest: at the probability itself, one float either
+    # side, within a few margins of it, and at the ends of [0, 1).
+    x = np.concatenate(
+        [np.linspace(-750, 750, 300_001), [np.inf, -np.inf, np.nan, 0.0, -0.0]]
+    )
+    x = np.concatenate([x, np.random.default_rng(3).normal(0, 3, 20_000)])
+    s, m = _native_sigmoids(x), vecmath.DRAW_MARGIN
+    uniforms = [s, np.nextafter(s, 0), np.nextafter(s, 1), np.zeros_like(s),
+                np.full_like(s, 1 - 2**-53), s * (1 - 1.5 * m), s * (1 + 1.5 * m),
+                s * (1 - 0.5 * m), s * (1 + 0.5 * m)]  # fmt: skip
+    for u in uniforms:
+        u = np.clip(np.nan_to_num(u), 0.0, 1 - 2**-53)
+        sure, exact = _sure_and_exact(u, x)
+        decided = sure >= 0
+        np.testing.assert_array_equal(sure[decided], exact[decided])
+        assert not decided[np.isnan(x)].any()
+    # Not vacuous: 1.5 margins below the probability it always decides, and
+    # at random uniforms it leaves about one draw in 10 ** 4 open.
+    assert np.all(_sure_and_exact(s * (1 - 1.5 * m), x)[0][~np.isnan(x)] == 1)
+    u = np.random.default_rng(4).random(x.size)
+    assert np.mean(_sure_and_exact(u, x)[0] < 0) < 1e-3
+
+
+@numba.njit(error_model="numpy")
+def _reference_draws(pre, bias, key, scale, betas, rests, base, n_chains):
+    # The kernels' loops before the sure draws, one entry at a time: the
+    # plain, the scaled, the tempered (betas) and the row-biased (2-D bias).
+    n_rows, n_cols = pre.shape
+    for r in range(n_rows):
+        for j in range(n_cols):
+            u = uniform(key, r * n_cols + j)
+            if betas is not None:
+                beta, rest = betas[r // n_chains], rests[r // n_chains]
+                x = beta * (pre[r, j] + bias[j]) + rest * base[j]
+            elif bias.ndim == 2:
+                x = pre[r, j] + bias[r, j]
+            else:
+                if scale is not None:
+                    pre[r, j] *= scale
+                x = pre[r, j] + bias[j]
+            pre[r, j] = 1.0 if u < vecmath.sigmoid_native(x) else 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("kind", ["plain", "scaled", "tempered", "row biased"])
+def test_bernoulli_draw_kernels_match_the_exact_loop_bit_for_bit(dtype, kind):
+    rng = np.random.default_rng(6)
+    pre = (3 * rng.standard_normal((400, 784))).astype(dtype)
+    pre[0, :6] = [np.inf, -np.inf, np.nan, 800.0, -800.0, 0.0]
+    bias = (rng.standard_normal(784) - 1).astype(dtype)
+    key, n_chains = np.uint64(11), 100
+    betas = rng.uniform(0, 1, 4).astype(dtype)
+    base = rng.standard_normal(784).astype(dtype)
+    rests = np.ones_like(betas) - betas
+    expected, got = pre.copy(), pre.copy()
+    if kind in ("plain", "scaled"):
+        scale = 0.37 if kind == "scaled" else None
+        _reference_draws(expected, bias, key, scale, None, None, None, 1)
+        gibbs.add_bias_sample_keyed_(got, bias, key, scale)
+    elif kind == "tempered":
+        _reference_draws(expected, bias, key, None, betas, rests, base, n_chains)
+        gibbs._tempered_sample_keyed(got, bias, base, betas, rests, n_chains, key)
+    else:
+        # The conditional RBM's chains, in float64 whatever the dtype.
+        biases = rng.standard_normal(pre.shape)
+        expected, got = expected.astype(np.float64), got.astype(np.float64)
+        _reference_draws(expected, biases, key, None, None, None, None, 1)
+        conditional._add_bias_sample_rows_(got, biases, key)
+    np.testing.assert_array_equal(got, expected)
+    assert 0.2 < np.mean(got) < 0.8
+    if kind == "plain" and dtype == np.float64:
+        # Some draws were left to the exact sigmoid (its pass ran).
+        x = (pre + bias).ravel()
+        assert np.sum(_sure_and_exact(_uniforms(key, x.size), x)[0] < 0) > 5
+
+
+@numba.njit
+def _uniforms(key, n):
+    return np.array([uniform(key, i) for i in range(n)])

@@ -13,19 +13,24 @@ row-major ``(n_rows, n_units)``.
 
 import numpy as np
 
-from .._numerics.jit import jit
-from .._numerics.random import new_key, uniform
-from .._numerics.vecmath import sigmoid, softplus
+from .._numerics.jit import jit, vector_jit
+from .._numerics.random import new_key
+from .._numerics.vecmath import draw_bernoulli_row_, sigmoid, softplus
 
 
-@jit
+@vector_jit
 def _add_bias_sample_rows_(pre, bias, key):
-    """In place: ``pre[r, j] = 1`` w.p. ``sigmoid(pre[r, j] + bias[r, j])``."""
+    """In place: ``pre[r, j] = 1`` w.p. ``sigmoid(pre[r, j] + bias[r, j])``
+    (the float64 sigmoid whatever the dtype: the inputs row is float64)."""
     n_rows, n_cols = pre.shape
+    x = np.empty(n_cols)
     for r in range(n_rows):
-        for j in range(n_cols):
-            u = uniform(key, r * n_cols + j)
-            pre[r, j] = 1.0 if u < sigmoid(pre[r, j] + bias[r, j]) else 0.0
+        draw_bernoulli_row_(pre[r], x, key, r * n_cols, _row_biased_input, bias[r])
+
+
+@vector_jit(inline="always")
+def _row_biased_input(row, j, bias):
+    return row[j] + bias[j]
 
 
 @jit

@@ -25,6 +25,12 @@ which keep a float32 argument in float32 (half the bytes per SIMD lane and a
 shorter polynomial): the Gibbs kernels use the sigmoid so that float32
 training does its element-wise work in float32, as its matrix products are,
 and the Potts kernels the exponential for their float32 softmax.
+
+A Bernoulli draw ``u < sigmoid(x)`` needs the comparison, not the
+probability: :func:`sure_draw` decides it from an ``exp`` of degree 5, with
+a margin that provably covers its error, and leaves the rare close calls to
+the exact sigmoid; :func:`draw_bernoulli_row_` does a row of draws that way,
+with the bits of the exact comparison (0.17 -> 0.13 ms per 100 x 784 draw).
 """
 
 import math
@@ -35,6 +41,7 @@ from numba import types
 from numba.extending import intrinsic, overload
 
 from .jit import vector_jit
+from .random import uniform
 
 
 @intrinsic
@@ -267,3 +274,101 @@ def softplus_gap_near(x, e, s, step):
     two logarithms).
     """
     return step * max(x, 0.0) - log1p_near(near_gap_log_argument(x, e, s, step))
+
+
+# ------------------------------------------------------------ Bernoulli draws
+# exp(r)'s Taylor polynomial to degree 5 on |r| <= ln(2) / 2: relative
+# truncation error below |r| ** 6 e ** |r| / 6! = 3.41e-6.
+_EXP_TAYLOR_ROUGH = _EXP_TAYLOR[:6]
+_LN2 = 0.6931471805599453
+#: The margin of :func:`sure_draw`, relative to the probability: 28 times
+#: the errors it has to cover (see there).
+DRAW_MARGIN = 1e-4
+
+
+@vector_jit(inline="always")
+def exp_nonpositive_rough(x):
+    """``exp(x)`` for ``x`` in [-700, 0] within 3.5e-6 relative: the range
+    reduction of :func:`exp_nonpositive` with ln 2 in one constant (an error
+    below 1e-13 in ``r``) and Taylor to degree 5."""
+    k = np.floor(x * _LOG2_E + 0.5)
+    r = x - k * _LN2
+    return horner(_EXP_TAYLOR_ROUGH, r) * _bits_float((np.int64(k) + 1023) << 52)
+
+
+@vector_jit(inline="always")
+def sure_draw(u, x):
+    """The Bernoulli draw ``u < sigmoid(x)`` (float64 ``x``, ``u`` in [0,
+    1)) decided with a cheap ``exp``: 1.0 or 0.0 where that is sure, -1.0
+    where the caller must compute :func:`sigmoid` to tell (when ``u`` is
+    within about ``M s`` of ``s = sigmoid(x)``, ``M = DRAW_MARGIN``: with
+    probability ``2 M s``). Where it decides, it decides as the exact
+    comparison does, for every ``u`` and ``x``: a proof, not a probability.
+
+    Why. Let ``z = exp(-min(|x|, 700))`` and ``c = 1`` for ``x >= 0``, ``c =
+    z`` otherwise: ``sigmoid(x)`` is ``s = c / (1 + z)`` within ``eta s``,
+    ``eta = 1e-15`` (the error of :func:`exp_nonpositive` and three
+    roundings; the tests check it). So with ``T = u (1 + z) - c``, ``T <
+    -eta c`` means ``u < s (1 - eta)``, a 1, and ``T >= eta c`` means ``u >=
+    s (1 + eta)``, a 0. The computed ``t`` takes ``z~`` of
+    :func:`exp_nonpositive_rough`, within ``eps z``, ``eps = 3.5e-6``: that
+    moves ``T`` by ``|u - [x < 0]| |z~ - z| <= eps c``, and the three
+    roundings (``1 + z~``, the product, the difference) by at most ``2 **
+    -51 (|T| + c)``. Hence ``t < -M c~`` (``c~ = 1`` or ``z~``, at least
+    ``(1 - eps) c``) gives ``T < -(M (1 - eps) - eps - 2 ** -51) c / (1 + 2
+    ** -51) < -eta c``, as ``M = 1e-4`` is 28 times ``eps + eta + 2 **
+    -50``; ``t > M c~`` gives ``T > eta c`` alike. ``M c~`` is at least
+    ``1e-4 exp(-700) = 9.9e-309``, subnormal but within 5e-16 of itself.
+    ``u = 0`` gives ``t = -c~``, a 1, as ``s > 0``; ``x = +-inf`` is clamped
+    like any ``|x| > 700``; a NaN ``x`` gives a NaN ``t``, which neither
+    comparison takes: -1.0.
+    """
+    z = exp_nonpositive_rough(-min(abs(x), EXP_FLOOR))
+    c = 1.0 if x >= 0.0 else z
+    t = u * (1.0 + z) - c
+    margin = DRAW_MARGIN * c
+    return 1.0 if t < -margin else (0.0 if t > margin else -1.0)
+
+
+def is_float32(x):
+    """Whether the array ``x`` holds float32, as a compile-time constant."""
+    return x.dtype == np.float32
+
+
+@overload(is_float32, inline="always")
+def _is_float32(x):
+    answer = x.dtype == types.float32
+    return lambda x: answer
+
+
+@vector_jit(inline="always")
+def draw_bernoulli_row_(out, x, key, offset, input_of, args):
+    """Fill ``out`` with Bernoulli draws: ``out[j] = 1`` if ``uniform(key,
+    offset + j) < sigmoid_native(x_j)``, else 0, with ``x_j = input_of(out,
+    j, args)`` (the input, which may also update ``out[j]``; an inlined
+    jitted function, so the row stays one SIMD loop).
+
+    float64 inputs are decided by :func:`sure_draw` in the pass over the
+    row, kept in the scratch row ``x``; the few it leaves open (marked -1
+    in ``out``; about one row in 20 of a 784-unit layer has one) get
+    :func:`sigmoid` after it, between the first and the last open index.
+    float32 inputs (``x`` float32, not used) are compared with
+    :func:`sigmoid32` at once: in float32 lanes the exact sigmoid costs
+    less than the float64 bound. The bits are those of the exact comparison
+    either way.
+    """
+    n = out.shape[0]
+    first, last = n, -1  # integer min and max vectorise
+    if is_float32(x):
+        for j in range(n):
+            u = uniform(key, offset + j)
+            out[j] = 1.0 if u < sigmoid32(input_of(out, j, args)) else 0.0
+    else:
+        for j in range(n):
+            x[j] = input_of(out, j, args)
+            out[j] = sure_draw(uniform(key, offset + j), x[j])
+            first = min(first, j if out[j] < 0.0 else n)
+            last = max(last, j if out[j] < 0.0 else -1)
+    for j in range(first, last + 1):
+        if out[j] < 0.0:
+            out[j] = 1.0 if uniform(key, offset + j) < sigmoid_native(x[j]) else 0.0
