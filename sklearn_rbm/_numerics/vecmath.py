@@ -105,9 +105,17 @@ def exp_nonpositive(x):
     assembled from its exponent bits (``k >= -1010``: a normal number). A NaN
     argument gives NaN.
     """
+    return _exp_by_taylor(x, _EXP_TAYLOR)
+
+
+@vector_jit(inline="always")
+def _exp_by_taylor(x, coefficients):
+    """``exp(x)`` for ``x`` in [-700, 0] by the range reduction of
+    :func:`exp_nonpositive` and the Taylor ``coefficients`` of ``exp(r)``
+    (the whole series, or a short one where a bound will do)."""
     k = np.floor(x * _LOG2_E + 0.5)
     r = (x - k * _LN2_HIGH) - k * _LN2_LOW
-    return horner(_EXP_TAYLOR, r) * _bits_float((np.int64(k) + 1023) << 52)
+    return horner(coefficients, r) * _bits_float((np.int64(k) + 1023) << 52)
 
 
 @vector_jit(inline="always")
@@ -280,7 +288,6 @@ def softplus_gap_near(x, e, s, step):
 # exp(r)'s Taylor polynomial to degree 5 on |r| <= ln(2) / 2: relative
 # truncation error below |r| ** 6 e ** |r| / 6! = 3.41e-6.
 _EXP_TAYLOR_ROUGH = _EXP_TAYLOR[:6]
-_LN2 = 0.6931471805599453
 #: The margin of :func:`sure_draw`, relative to the probability: 28 times
 #: the errors it has to cover (see there).
 DRAW_MARGIN = 1e-4
@@ -289,11 +296,8 @@ DRAW_MARGIN = 1e-4
 @vector_jit(inline="always")
 def exp_nonpositive_rough(x):
     """``exp(x)`` for ``x`` in [-700, 0] within 3.5e-6 relative: the range
-    reduction of :func:`exp_nonpositive` with ln 2 in one constant (an error
-    below 1e-13 in ``r``) and Taylor to degree 5."""
-    k = np.floor(x * _LOG2_E + 0.5)
-    r = x - k * _LN2
-    return horner(_EXP_TAYLOR_ROUGH, r) * _bits_float((np.int64(k) + 1023) << 52)
+    reduction of :func:`exp_nonpositive` and Taylor to degree 5."""
+    return _exp_by_taylor(x, _EXP_TAYLOR_ROUGH)
 
 
 @vector_jit(inline="always")
