@@ -10,6 +10,7 @@ built here for one small kernel, ``_frank_wolfe.kernels.softplus_rows``.
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,21 +48,24 @@ print(json.dumps({{
 """
 
 
-def call(folder, site, *, dtypes=("float64",), step=1, prelude="", env=None):
+def call(folder, site, *, dtypes=("float64",), step=1, prelude="", env=None, root=ROOT):
     """Call the kernel in a fresh process whose numba cache is ``folder/user``
-    and whose ``sys.path`` ends with ``site`` (where a shipped folder lies)."""
+    and whose ``sys.path`` ends with ``site`` (where a shipped folder lies);
+    the package is imported from ``root`` (the checkout by default)."""
     environment = {
         key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")
     }
     environment.pop("SKLEARN_RBM_NUMBA_CACHE", None)
     environment.pop(BUILD, None)
+    environment.pop(cache.USER_FOLDER_VARIABLE, None)
     environment.update(
         {
             "NUMBA_CACHE_DIR": str(folder / "user"),
-            "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)]),
+            "PYTHONPATH": os.pathsep.join([str(root), str(site)]),
             **(env or {}),
         }
     )
+    environment = {key: value for key, value in environment.items() if value != ""}
     code = CALL.format(
         prelude=prelude, dtypes=list(dtypes), step=step, site=str(Path(site).resolve())
     )
@@ -165,3 +169,71 @@ def test_only_the_packages_caching_kernels_are_shipped():
     assert type(kernel._cache).__name__ == "FunctionCache"
     uncached = cache.ship(numba.njit(cache=False)(outside))
     assert type(uncached._cache).__name__ == "NullCache"
+
+
+def user_entries(folder):
+    """The per-user cache's index files of the test kernel under ``folder``."""
+    return list(Path(folder).rglob("*softplus_rows*.nbi"))
+
+
+def test_a_second_environment_reuses_what_the_first_compiled(tmp_path):
+    # Two builds of the shipped folder (two virtual environments installing the
+    # same sources) share the per-user folder: the second compiles nothing and
+    # still ships the kernel.
+    first = call(tmp_path, tmp_path / "nowhere", env={BUILD: str(tmp_path / "one")})
+    second = call(tmp_path, tmp_path / "nowhere", env={BUILD: str(tmp_path / "two")})
+    assert first["misses"] == 1
+    assert second["misses"] == 0 and second["hits"] == 1
+    assert user_entries(tmp_path / "two") and user_entries(tmp_path / "one")
+    # And a plain process of a third environment loads it too.
+    assert call(tmp_path, tmp_path / "nowhere")["misses"] == 0
+
+
+def test_a_damaged_user_entry_is_compiled_again_and_repaired(tmp_path):
+    call(tmp_path, tmp_path / "nowhere")
+    stored = [p for p in (tmp_path / "user").rglob("*softplus_rows*") if p.is_file()]
+    assert {p.suffix for p in stored} == {".nbi", ".nbc"}
+    for path in stored:
+        path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    damaged = call(tmp_path, tmp_path / "nowhere")
+    assert damaged["misses"] == 1
+    assert_softplus(damaged["values"][0], np.linspace(-30.0, 30.0, 13))
+    # The entry was written anew over the damaged index: the next process loads it.
+    assert call(tmp_path, tmp_path / "nowhere")["hits"] == 1
+
+
+def test_a_read_only_install_writes_nothing_beside_its_sources(tmp_path):
+    # The package copied as an installation; its kernels compile into the
+    # user's cache folder (here XDG_CACHE_HOME, as without NUMBA_CACHE_DIR),
+    # and the installation's files stay as they were.
+    install = tmp_path / "site"
+    skip = shutil.ignore_patterns("__pycache__", "_kernel_cache")
+    shutil.copytree(ROOT / "sklearn_rbm", install / "sklearn_rbm", ignore=skip)
+    for path in install.rglob("*"):
+        path.chmod(path.stat().st_mode & ~0o222)  # read-only (root ignores it)
+    before = digest(install)
+    env = {
+        "XDG_CACHE_HOME": str(tmp_path / "home-cache"),
+        "NUMBA_CACHE_DIR": "",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    try:
+        first = call(tmp_path, install, env=env, root=install)
+        second = call(tmp_path, install, env=env, root=install)
+    finally:
+        for path in install.rglob("*"):
+            path.chmod(path.stat().st_mode | 0o200)
+    assert first["misses"] == 1 and second["hits"] == 1
+    assert user_entries(tmp_path / "home-cache" / "sklearn_rbm")
+    assert digest(install) == before
+
+
+def test_an_unwritable_user_folder_still_runs(tmp_path):
+    # A per-user folder that cannot exist (below a file): the kernel compiles
+    # and runs, with numba's own cache in its place.
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = {cache.USER_FOLDER_VARIABLE: str(blocker / "cache")}
+    result = call(tmp_path, tmp_path / "nowhere", env=env)
+    assert result["misses"] == 1
+    assert_softplus(result["values"][0], np.linspace(-30.0, 30.0, 13))
