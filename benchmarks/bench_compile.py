@@ -1,12 +1,15 @@
 """What the numba kernels cost to compile, kernel by kernel.
 
 For each group of calls that the install step compiles
-(``sklearn_rbm._precompile.GROUPS``: every estimator's solvers, queries and
-dtypes), this runs the group in a fresh Python process with every cache off
+(``sklearn_rbm._precompile.SHIPPED``: each estimator's defaults, their
+queries and the demo tour; ``--coverage`` runs instead the wider set it
+shipped before, ``COVERAGE``: every solver, hidden unit type and dtype), this
+runs the group in a fresh Python process with every cache off
 (``SKLEARN_RBM_NUMBA_CACHE=0``), so that every kernel compiles, and records
 numba's compile events (``numba.core.event``, kind ``"numba:compile"``). It
 prints, for each kernel, the number of specialisations it compiled and their
-seconds:
+seconds of thread CPU time (numba compiles in the calling thread; CPU time
+leaves out the waits for a core on a busy machine):
 
 * ``self``: the time inside the kernel's own compile events less the time of
   the compile events nested in them (a kernel that calls another compiles its
@@ -16,9 +19,10 @@ seconds:
 
 Then, per group, the process's wall and CPU time and the seconds spent
 compiling, and the sum over groups: the number to watch when a kernel is added
-(``--top`` sets how many kernels are listed, ``--group`` runs one group). The
-install step runs the groups in separate processes (two at a time on two
-cores), so a kernel two groups share is counted in both, as it is paid in both.
+(``--top`` sets how many kernels are listed, ``--group`` runs one group). Each
+group compiles everything it reaches, so a kernel two groups share is counted
+in both (the install step runs the groups side by side, and they share only
+what one of them has finished).
 
 Run: ``python benchmarks/bench_compile.py`` (a few minutes: it compiles
 everything once).
@@ -121,16 +125,19 @@ def report(records, top):
 
 
 def main(argv=None):
-    from sklearn_rbm._precompile import GROUPS
+    from sklearn_rbm._precompile import COVERAGE, GROUPS, SHIPPED
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--group", choices=list(GROUPS), action="append")
+    parser.add_argument(
+        "--coverage", action="store_true", help="the wider set shipped before"
+    )
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--json", help="also write the raw records to this file")
     args = parser.parse_args(argv)
     records = {}
-    for group in args.group or list(GROUPS):
+    for group in args.group or list(COVERAGE if args.coverage else SHIPPED):
         start = time.perf_counter()
         records[group] = measure_group(group, args.python)
         print(f"  {group}: {time.perf_counter() - start:.0f} s", flush=True)

@@ -24,9 +24,10 @@ The data are the issue's: binarised and standardised ``load_digits``,
 ``load_wine`` and ``load_breast_cancer``, and ``make_multilabel_classification``.
 
 Run: ``python benchmarks/bench_first_fit.py`` (``--only DCPBernoulliRBM`` for one
-estimator, ``--kernels`` for the per-kernel split). Each process starts with an
-empty numba cache of its own and whatever compiled kernels the package ships
-(``sklearn_rbm/_kernel_cache``, built by ``pip install``; see
+estimator, ``--kernels`` for the per-kernel split, ``--other`` for three first
+fits off the defaults: another solver, hidden unit type and dtype). Each
+process starts with an empty numba cache of its own and whatever compiled
+kernels the package ships (``sklearn_rbm/_kernel_cache``, built by ``pip install``; see
 ``sklearn_rbm/_numerics/cache.py``): ``--python .venv/bin/python`` measures a
 fresh ``pip install .``, run from outside the checkout. ``--cache none`` turns
 every cache off, so that every kernel compiles (the cost the shipped kernels
@@ -48,8 +49,23 @@ CASES = {
     "ConditionalRBMRegressor": ("multilabel 500 x 20 -> 5 labels", "multilabel"),
     "FrankWolfeRBM": ("digits, binarised (1797 x 64)", "binary_digits"),
     "FVBMPseudoLikelihood": ("breast cancer, binarised (569 x 30)", "binary_cancer"),
+    "PottsPseudoLikelihood": ("Potts sample, q = 21 (1000 x 40)", "potts"),
+    "CategoricalRBM": ("Potts sample, q = 21 (1000 x 40)", "potts"),
     "BernoulliRBM (scikit-learn)": ("digits, binarised (1797 x 64)", "binary_digits"),
 }
+# A first fit off the defaults: another solver, hidden type or dtype (the
+# estimator's keyword arguments and the dtype of its data).
+OTHER_FITS = {
+    "CategoricalRBM(hidden_unit='drelu', solver='pt')": (
+        "potts", "CategoricalRBM", {"hidden_unit": "drelu", "solver": "pt"}, None,
+    ),
+    "GaussianBernoulliRBM(solver='cpt'), float32": (
+        "wine", "GaussianBernoulliRBM", {"solver": "cpt"}, "float32",
+    ),
+    "ConditionalRBMRegressor(solver='mssvm')": (
+        "multilabel", "ConditionalRBMRegressor", {"solver": "mssvm"}, None,
+    ),
+}  # fmt: skip
 
 
 def load(name):
@@ -65,6 +81,10 @@ def load(name):
     if name == "binary_cancer":
         X = datasets.load_breast_cancer().data
         return ((X > np.median(X, axis=0)).astype(np.float64),)
+    if name == "potts":
+        from sklearn_rbm.datasets import make_potts
+
+        return (make_potts(1000, 40, n_states=21, random_state=0)[0],)
     if name == "multilabel":
         X, Y = datasets.make_multilabel_classification(
             n_samples=500, n_features=20, n_classes=5, random_state=0
@@ -74,6 +94,11 @@ def load(name):
 
 
 def make_estimator(name):
+    if name in OTHER_FITS:
+        _, class_name, settings, _ = OTHER_FITS[name]
+        import sklearn_rbm
+
+        return getattr(sklearn_rbm, class_name)(random_state=0, **settings)
     if name == "BernoulliRBM (scikit-learn)":
         from sklearn.neural_network import BernoulliRBM
 
@@ -137,11 +162,14 @@ def child(name, data_name):
     import sklearn_rbm  # noqa: F401  (the import a user pays)
 
     import_seconds = time.perf_counter() - start
+    data = load(data_name)  # before the clock: make_potts compiles a sampler
     clock = DispatcherClock()
-    data = load(data_name)
     from sklearn.base import clone
 
     estimator = make_estimator(name)
+    dtype = OTHER_FITS[name][3] if name in OTHER_FITS else None
+    if dtype:
+        data = tuple(part.astype(dtype) for part in data)
     wall, cpu = time.perf_counter(), time.process_time()
     estimator.fit(*data)
     first = time.perf_counter() - wall, time.process_time() - cpu
@@ -208,7 +236,10 @@ def describe(python, cache):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", action="append", choices=list(CASES))
+    parser.add_argument("--only", action="append", choices=[*CASES, *OTHER_FITS])
+    parser.add_argument(
+        "--other", action="store_true", help="also the first fits off the defaults"
+    )
     parser.add_argument("--kernels", action="store_true")
     parser.add_argument("--cache", choices=["fresh", "none"], default="fresh")
     parser.add_argument("--python", default=sys.executable)
@@ -217,7 +248,7 @@ def main():
     if args.child:
         child(*args.child)
         return
-    names = args.only or list(CASES)
+    names = args.only or [*CASES, *(OTHER_FITS if args.other else ())]
     print(describe(args.python, args.cache))
     header = (
         f"{'estimator':28s} {'data':36s} {'import':>6s} {'first':>6s} "
@@ -228,7 +259,11 @@ def main():
     print("-" * len(header))
     details = {}
     for name in names:
-        description, data_name = CASES[name]
+        if name in OTHER_FITS:
+            data_name = OTHER_FITS[name][0]
+            description = f"as {OTHER_FITS[name][1]}'s"
+        else:
+            description, data_name = CASES[name]
         r = run_fresh(name, data_name, args.cache, args.python)
         details[name] = r["top"]
         print(

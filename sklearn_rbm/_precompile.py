@@ -1,19 +1,28 @@
 """Compile the kernels a first use needs into a folder that ships with the package.
 
 ``python -m sklearn_rbm._precompile FOLDER`` is what ``pip install`` runs (the
-build step in ``setup.py``): every kernel compiled by the calls below is
-written to ``FOLDER`` (see ``_numerics/cache.py``). The calls reach every
-estimator's default fit and its queries, every solver, float64 and float32
-input, exact and AIS scoring (which covers the demo tour, ``python -m
-sklearn_rbm``), on data a few rows long, so the time goes to compiling and not
-to fitting. A kernel reached otherwise compiles on its first call and lands in
-numba's own cache, as every kernel did before.
+build step in ``setup.py``): every kernel compiled by the calls of
+:data:`SHIPPED` is written to ``FOLDER`` (see ``_numerics/cache.py``). They
+reach each estimator's default fit in float64 and float32 with its queries
+and exact and AIS scores, and every call of the demo tour (``python -m
+sklearn_rbm``), on data a few rows long, so the time goes to compiling and
+not to fitting. The solvers of an RBM share one compiled update (the ladder
+and the weights are run-time switches), so the default fit ships them all. A
+kernel reached otherwise (another hidden unit type, a conditional-RBM solver
+off the tour) compiles on its first call, in seconds, into the per-user
+folder, and every later environment of the user finds it there.
 
-Compiling everything takes minutes, so the groups of calls run in separate
-processes, ``--jobs`` at a time (the number of cores, at most 4), each filling
-a folder of its own with ``SKLEARN_RBM_KERNEL_CACHE_BUILD`` set; the folders are
-merged at the end through numba's index files (two processes that compiled the
-same kernel for the same types wrote the same code; one copy is kept).
+The groups run in separate processes, ``--jobs`` at a time (the number of
+cores, at most 4), each filling a folder of its own with
+``SKLEARN_RBM_KERNEL_CACHE_BUILD`` set; the folders are merged at the end
+through numba's index files (two processes that compiled the same kernel for
+the same types wrote the same code; one copy is kept). The build reads and
+fills the per-user folder too, so a second installation of the same sources
+copies instead of compiling.
+
+:data:`COVERAGE` is the wider set the build shipped before it was cut to the
+first use (every solver, hidden unit type and dtype):
+``benchmarks/bench_compile.py --coverage`` measures what it costs to compile.
 """
 
 import argparse
@@ -193,7 +202,66 @@ def categorical_uses(dtype):
     CategoricalRBM(n_components=3, l1b=0.1, l2_fields=0.1, n_iter=1).fit(X)
 
 
-GROUPS = {
+def first_use_rbms():
+    """The defaults of the RBMs with a Bernoulli hidden layer (every solver:
+    one compiled update), float64 and float32, their queries, and the tour's
+    calls of them."""
+    from sklearn_rbm import (
+        CategoricalRBM,
+        DCPBernoulliRBM,
+        FrankWolfeRBM,
+        GaussianBernoulliRBM,
+    )
+
+    for dtype in (np.float64, np.float32):
+        X = _binary(24, 6, dtype)
+        _rbm_queries(DCPBernoulliRBM(n_iter=1, random_state=0).fit(X), X)
+        R = _real(24, 5, dtype)
+        _rbm_queries(GaussianBernoulliRBM(n_iter=1, random_state=0).fit(R), R)
+        codes = np.random.RandomState(0).randint(0, 3, size=(24, 4)).astype(dtype)
+        rbm = CategoricalRBM(n_iter=1, random_state=0).fit(codes)
+        rbm.fit(codes, sample_weight=np.linspace(0.5, 1.5, 24))
+        _rbm_queries(rbm, codes)
+        fw = FrankWolfeRBM(max_components=2, random_state=0).fit(_binary(40, 6, dtype))
+        fw.transform(X)
+    # The tour: exact log Z by blocks (more than 12 units in each layer), a
+    # fixed-sigma Gaussian RBM, early stopping on held-out rows.
+    X14 = _binary(24, 14, np.float64)
+    DCPBernoulliRBM(n_components=14, n_iter=1, random_state=0).fit(X14).score(X14)
+    GaussianBernoulliRBM(n_components=3, sigma=1.0, n_iter=1, random_state=0).fit(
+        _real(24, 5, np.float64)
+    )
+    DCPBernoulliRBM(
+        n_components=3, n_iter=2, early_stopping=True, validation_fraction=0.25,
+        random_state=0,
+    ).fit(_binary(24, 6, np.float64))  # fmt: skip
+
+
+def first_use_others():
+    """The defaults of the conditional RBM, the FVBM and the Potts model,
+    float64 and float32, their queries, and the tour's calls of them."""
+    from sklearn_rbm import ConditionalRBMRegressor
+
+    for dtype in (np.float64, np.float32):
+        X, Y = _real(20, 5, dtype), _binary(20, 4, dtype, seed=1)
+        crbm = ConditionalRBMRegressor(n_iter=1, random_state=0).fit(X, Y)
+        crbm.predict(X)
+        crbm.predict_proba(X)
+        crbm.score(X, Y)
+        for solver in ("cd", "bp"):  # the tour's
+            ConditionalRBMRegressor(
+                n_components=3, solver=solver, batch_size=10, n_iter=1, init=None,
+                random_state=0,
+            ).fit(X, Y).predict(X)  # fmt: skip
+    fvbm_uses(np.float64)
+    potts_uses()
+
+
+#: The groups of calls whose kernels ship (``--group`` runs one).
+SHIPPED = {"rbms": first_use_rbms, "others": first_use_others}
+
+#: Every solver, hidden unit type and dtype: what the build shipped before.
+COVERAGE = {
     "categorical": lambda: [
         categorical_uses(dtype) for dtype in (np.float64, np.float32)
     ],
@@ -208,6 +276,7 @@ GROUPS = {
     "fvbm": lambda: [fvbm_uses(dtype) for dtype in (np.float64, np.float32)],
     "potts": potts_uses,
 }
+GROUPS = {**SHIPPED, **COVERAGE}
 
 
 def run(group):
@@ -268,7 +337,7 @@ def main(argv=None):
         return run(args.group)
     if not args.folder:
         parser.error("name the folder to fill")
-    incomplete = build(args.folder, list(GROUPS), max(args.jobs, 1), args.time_limit)
+    incomplete = build(args.folder, list(SHIPPED), max(args.jobs, 1), args.time_limit)
     return 1 if incomplete else 0
 
 

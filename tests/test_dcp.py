@@ -61,9 +61,9 @@ def test_long_chain_update_follows_the_exact_gradient(centred):
     minibatch_update_(
         V, W_new, BernoulliUnits(b_new, np.zeros_like(b)),
         BernoulliUnits(c_new, np.zeros_like(c)), (mu.copy(), lam.copy(), 0.0, 0.0),
-        (np.zeros((n_rows, n_hidden)), False, np.zeros(0, dtype=np.int64)), None,
-        (1, 50), (eta, 0.0, 0.0), (np.zeros_like(W), np.empty_like(W)),
-        np.random.default_rng(1),
+        (np.zeros((n_rows, n_hidden)), False, np.zeros(0, dtype=np.int64)),
+        (np.empty(0), np.zeros_like(b)), (1, 50), (eta, 0.0, 0.0),
+        (np.zeros_like(W), np.empty_like(W)), np.random.default_rng(1), np.empty(0),
     )  # fmt: skip
     tolerance = 4.0 / np.sqrt(n_rows)  # Monte Carlo error of 20,000 chains
     np.testing.assert_allclose((W_new - W) / eta, expected_W, atol=tolerance)

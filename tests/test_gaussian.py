@@ -52,11 +52,14 @@ def gaussian_update(
     visible = GaussianTraining(
         b, vel_b, z, vel_z, z_rate, z_floor, model_term, np.zeros(W.shape[1])
     )
-    ladder = None if tempering is None else (tempering[0], tuple(tempering[1:]))
+    if tempering is None:  # an empty ladder: plain chains
+        n = W.shape[1]
+        tempering = (np.empty(0), np.zeros(n), np.ones(n))
+    ladder = (tempering[0], tuple(tempering[1:]))
     minibatch_update_(
         V, W, visible, BernoulliUnits(c, vel_c), (mu, lam, nu_mu, nu_lam),
         (chain_h, persistent, accepted), ladder, (n_inner, n_gibbs),
-        (rate, momentum, decay), (vel_W, data_term), rng,
+        (rate, momentum, decay), (vel_W, data_term), rng, np.empty(0),
     )  # fmt: skip
 
 

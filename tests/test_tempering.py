@@ -183,13 +183,15 @@ def test_one_temperature_is_pcd_bit_for_bit(dtype, centred):
         hidden = units_of(c)._replace(velocity=np.zeros_like(c))
         chains = np.zeros((n_chains, n_hidden), dtype=dtype)
         rng = np.random.default_rng(5)
-        tempering = (np.ones(1), np.zeros(n_visible, dtype)) if tempered else None
+        ladder = np.ones(1) if tempered else np.empty(0)  # empty: plain PCD
+        tempering = (ladder, np.zeros(n_visible, dtype))
         for start in range(0, 40, n_chains):
             V = X[start : start + n_chains]
             minibatch_update_(
                 V, W, visible, hidden, (mu, lam, nu, nu),
                 (chains, True, np.zeros(0, dtype=np.int64)), tempering, (1, 3),
                 (0.1, 0.5, 0.01), (np.zeros_like(W), np.empty_like(W)), rng,
+                np.empty(0),
             )  # fmt: skip
         return W, visible.bias, hidden.bias, mu, lam, chains
 

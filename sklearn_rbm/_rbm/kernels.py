@@ -213,8 +213,10 @@ def pt_sample(visible, ctx, hidden, base, S, W, c, betas, n_rounds, rng, accepte
     inputs = input_to_hidden(visible, ctx, S, W)
     H = tempered_sample_(hidden, hidden_ctx, no_base, inputs, c, native, n_chains, rng)
     for _ in range(n_rounds):
+        # np.int64(1), not 1: a literal argument would compile a copy of
+        # tempering_round of its own (numba specialises on literals).
         S, P = tempering_round(visible, ctx, hidden, hidden_ctx, base, H, W, b, c,
-                               betas, n_chains, 1, rng, accepted)  # fmt: skip
+                               betas, n_chains, np.int64(1), rng, accepted)  # fmt: skip
         H = resample(hidden, hidden_ctx, P, rng)
     return S
 
@@ -249,7 +251,7 @@ def weighted_column_sum(X, weights):
 
 @jit
 def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedule,
-                      rates, scratch, rng, weights=None):  # fmt: skip
+                      rates, scratch, rng, weights):  # fmt: skip
     """One mini-batch update of centred S-DCP; every solver is a special case.
 
     This is Algorithm 4 of Upadhya & Sastry (2017) (CS-DCP) written once, over
@@ -265,20 +267,26 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
     * ``chains = (chain_h, persistent, accepted)``: with ``persistent`` the
       chains start from ``chain_h`` (hidden samples kept between mini-batches,
       as scikit-learn's BernoulliRBM does) instead of from the data: PCD;
-    * ``tempering`` is ``None`` or ``(betas, base)``: the persistent chains are
-      then the stacked replicas of a tempering system on the ladder ``betas``
-      towards the visible layer's base model ``base``, the ``beta = 1``
-      replicas give the negative statistics, and ``accepted[t]`` counts the
-      swaps of pair ``(t, t + 1)`` (parallel tempering of Desjardins et al.
-      2010, with ``n_inner = 1``);
+    * ``tempering = (betas, base)``: with a ladder ``betas`` (not empty) the
+      persistent chains are the stacked replicas of a tempering system on
+      that ladder towards the visible layer's base model ``base``, the ``beta
+      = 1`` replicas give the negative statistics, and ``accepted[t]`` counts
+      the swaps of pair ``(t, t + 1)`` (parallel tempering of Desjardins et
+      al. 2010, with ``n_inner = 1``); an empty ``betas`` runs plain chains;
     * ``rates = (learning_rate, momentum, weight_decay)``; ``scratch =
       (velocity of W, data_term)``;
-    * ``weights`` is ``None`` or the rows' weights (float64, scaled by the
-      caller to mean 1 over the training set): the data term and the
+    * ``weights`` is empty (every row weighs 1) or the rows' weights
+      (float64, scaled by the caller to mean 1 over the training set): the
+      data term and the
       offsets' mini-batch means are then weighted sums over the rows,
       ``sum_r w_r (h_r - lam)(s_r - mu)^T / n``, an unbiased estimate of the
       weighted mean over the training set (sequence weights); the chains
       start from every row alike.
+
+    The ladder and the weights are run-time switches, not compile-time
+    ones (``None`` would make numba compile one copy of this kernel per
+    combination): every solver of a pair of layers shares one compiled
+    update.
 
     The centred parameters ``(W, b, c)`` with offsets ``(mu, lam)`` define
     ``p(h | v)`` at input ``W(s - mu) + c`` and ``p(v | h)`` at input
@@ -320,9 +328,11 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
     H_data = mean_(hidden, hidden_ctx, input_to_hidden(visible, ctx, S, W), c_eff)
     n_data = V.shape[0]
     n_chains = chain_h.shape[0] if persistent else n_data
-    if tempering is not None:
+    tempered = tempering[0].shape[0] > 0
+    if tempered:
         n_chains //= tempering[0].shape[0]
-    if weights is None:
+    weighted = weights.shape[0] > 0
+    if not weighted:
         sum_S_data, sum_H_data = column_sums(visible, S), column_sum(H_data)
     else:
         sum_S_data = weighted_column_sum(S, weights)
@@ -337,7 +347,7 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
             # The chain continues from its visible state under the new parameters.
             inputs = input_to_hidden(visible, ctx, S_chain, W)
             H_start = sample_(hidden, hidden_ctx, inputs, c_eff, rng)
-        if tempering is None:
+        if not tempered:
             S_chain, H_chain = gibbs_chain(
                 visible, ctx, hidden, hidden_ctx, H_start, W, b_eff, c_eff,
                 n_gibbs, rng,
@@ -350,14 +360,14 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
             )  # fmt: skip
             S_chain, H_chain = S_all[:n_chains], H_all[:n_chains]
         potential_chain = potential_statistics(
-            hidden, visible, ctx, S_chain, W, c_eff, None
+            hidden, visible, ctx, S_chain, W, c_eff, np.empty(0)
         )
         if moving_offsets:
             move_offsets_(W, b, c, mu, lam, mu_batch, lam_batch, nu_mu, nu_lam)
         if inner == 0:
             # The data term, with the offsets of the first inner iteration.
             H_pos = centred_operand(H_data, lam, centred)
-            if weights is not None:
+            if weighted:
                 H_pos = H_pos * weights.astype(W.dtype).reshape((n_data, 1))
             data = (V, S, H_pos, sum_S_data, sum_H_data)
         sum_H_chain = column_sum(H_chain)

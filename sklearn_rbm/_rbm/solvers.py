@@ -32,6 +32,10 @@ def dense_batch(batch):
     return np.ascontiguousarray(batch)
 
 
+_NO_WEIGHTS = np.empty(0)
+_NO_LADDER = np.empty(0)
+
+
 def rbm_step(state, settings):
     """The mini-batch step of every solver: one call of the compiled update
     with the flags of ``settings`` and the arrays of ``state`` (updated in
@@ -45,8 +49,9 @@ def rbm_step(state, settings):
     ladder = tempering.kernel_argument(state)
 
     def step(batch):
-        # ``batch`` is ``(X,)`` or ``(X, sample weights)``.
-        weights = batch[1] if len(batch) > 1 else None
+        # ``batch`` is ``(X,)`` or ``(X, sample weights)``; no weights is an
+        # empty array (a run-time switch of the kernel).
+        weights = batch[1] if len(batch) > 1 else _NO_WEIGHTS
         minibatch_update_(
             dense_batch(batch[0]), state.W, state.visible, state.hidden, centring,
             chains, ladder, schedule, rates, scratch, state.rng, weights,
@@ -73,7 +78,9 @@ class _NoTempering:
         """Set the fitted attributes of the ladder at initialisation."""
 
     def kernel_argument(self, state):
-        return None
+        """The kernel's ``tempering`` argument: an empty ladder runs plain
+        chains (the base model only keeps the argument's type the same)."""
+        return _NO_LADDER, state.tempering_base
 
     def accepted(self, state):
         return np.zeros(0, dtype=np.int64)

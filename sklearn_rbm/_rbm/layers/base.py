@@ -213,7 +213,7 @@ def potential_statistics(units, visible, ctx, S, W, field, weights):
     ``T(h)`` of the hidden potential, ``sum_r weights[r] E[T(h_j) | v_r]``
     over the rows of the visible statistics ``S`` (``visible``, ``ctx``: the
     visible layer's units and context; ``field`` the hidden bias; ``weights``
-    ``None`` for unit weights). ``k = 0`` (nothing computed) for units whose
+    empty for unit weights). ``k = 0`` (nothing computed) for units whose
     potential is fixed."""
     return _hook(units, visible, ctx, S, W, field, weights)
 

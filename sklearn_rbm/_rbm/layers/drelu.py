@@ -96,13 +96,13 @@ def _add_row_statistics_(out, a, potential, j, weight):
 @jit
 def drelu_statistics(A, field, potential, weights):
     """float64 ``(4, n_hidden)``: the sums over the rows ``r`` (times
-    ``weights[r]``, or 1 when ``weights`` is None) of the conditional means
+    ``weights[r]``, or 1 when ``weights`` is empty) of the conditional means
     of the potential's sufficient statistics ``h_+^2 / 2, h_-^2 / 2, h_+,
     h_-`` at the inputs ``A[r] + field``."""
     n_rows, n_hidden = A.shape
     out = np.zeros((4, n_hidden))
     for r in range(n_rows):
-        weight = 1.0 if weights is None else np.float64(weights[r])
+        weight = 1.0 if weights.shape[0] == 0 else np.float64(weights[r])
         if weight == 0.0:
             continue
         for j in range(n_hidden):
