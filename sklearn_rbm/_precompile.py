@@ -3,13 +3,14 @@
 ``python -m sklearn_rbm._precompile FOLDER`` is what ``pip install`` runs (the
 build step in ``setup.py``): every kernel compiled by the calls of
 :data:`SHIPPED` is written to ``FOLDER`` (see ``_numerics/cache.py``). They
-reach each estimator's default fit in float64 and float32 with its queries
-and exact and AIS scores, and every call of the demo tour (``python -m
+reach each estimator's default fit (float64; float32 too for the Gaussian
+RBM, whose real-valued data often comes as float32) with its queries and
+exact and AIS scores, and every call of the demo tour (``python -m
 sklearn_rbm``), on data a few rows long, so the time goes to compiling and
 not to fitting. The solvers of an RBM share one compiled update (the ladder
 and the weights are run-time switches), so the default fit ships them all. A
 kernel reached otherwise (another hidden unit type, a conditional-RBM solver
-off the tour) compiles on its first call, in seconds, into the per-user
+off the tour, float32 data) compiles on its first call into the per-user
 folder, and every later environment of the user finds it there.
 
 The groups run in separate processes, ``--jobs`` at a time (the number of
@@ -202,63 +203,66 @@ def categorical_uses(dtype):
     CategoricalRBM(n_components=3, l1b=0.1, l2_fields=0.1, n_iter=1).fit(X)
 
 
-def first_use_rbms():
-    """The defaults of the RBMs with a Bernoulli hidden layer (every solver:
-    one compiled update), float64 and float32, their queries, and the tour's
-    calls of them."""
-    from sklearn_rbm import (
-        CategoricalRBM,
-        DCPBernoulliRBM,
-        FrankWolfeRBM,
-        GaussianBernoulliRBM,
-    )
+def first_use_binary():
+    """The defaults of the RBMs of binary data (every solver: one compiled
+    update per pair of layers), their queries, and the tour's calls of them."""
+    from sklearn_rbm import DCPBernoulliRBM, FrankWolfeRBM
 
-    for dtype in (np.float64, np.float32):
-        X = _binary(24, 6, dtype)
-        _rbm_queries(DCPBernoulliRBM(n_iter=1, random_state=0).fit(X), X)
-        R = _real(24, 5, dtype)
-        _rbm_queries(GaussianBernoulliRBM(n_iter=1, random_state=0).fit(R), R)
-        codes = np.random.RandomState(0).randint(0, 3, size=(24, 4)).astype(dtype)
-        rbm = CategoricalRBM(n_iter=1, random_state=0).fit(codes)
-        rbm.fit(codes, sample_weight=np.linspace(0.5, 1.5, 24))
-        _rbm_queries(rbm, codes)
-        fw = FrankWolfeRBM(max_components=2, random_state=0).fit(_binary(40, 6, dtype))
-        fw.transform(X)
-    # The tour: exact log Z by blocks (more than 12 units in each layer), a
-    # fixed-sigma Gaussian RBM, early stopping on held-out rows.
+    X = _binary(24, 6, np.float64)
+    _rbm_queries(DCPBernoulliRBM(n_iter=1, random_state=0).fit(X), X)
+    FrankWolfeRBM(max_components=2, random_state=0).fit(_binary(40, 6, np.float64))
+    # The tour: exact log Z by blocks (more than 12 units in each layer),
+    # early stopping on held-out rows.
     X14 = _binary(24, 14, np.float64)
     DCPBernoulliRBM(n_components=14, n_iter=1, random_state=0).fit(X14).score(X14)
-    GaussianBernoulliRBM(n_components=3, sigma=1.0, n_iter=1, random_state=0).fit(
-        _real(24, 5, np.float64)
-    )
     DCPBernoulliRBM(
         n_components=3, n_iter=2, early_stopping=True, validation_fraction=0.25,
         random_state=0,
-    ).fit(_binary(24, 6, np.float64))  # fmt: skip
+    ).fit(X)  # fmt: skip
 
 
-def first_use_others():
-    """The defaults of the conditional RBM, the FVBM and the Potts model,
-    float64 and float32, their queries, and the tour's calls of them."""
-    from sklearn_rbm import ConditionalRBMRegressor
+def first_use_real():
+    """The Gaussian RBM's defaults in float64 and float32 (real data often
+    comes as float32), its queries, a fixed sigma (the tour's), and the
+    conditional RBM's defaults and the tour's solvers."""
+    from sklearn_rbm import ConditionalRBMRegressor, GaussianBernoulliRBM
 
     for dtype in (np.float64, np.float32):
-        X, Y = _real(20, 5, dtype), _binary(20, 4, dtype, seed=1)
-        crbm = ConditionalRBMRegressor(n_iter=1, random_state=0).fit(X, Y)
-        crbm.predict(X)
-        crbm.predict_proba(X)
-        crbm.score(X, Y)
-        for solver in ("cd", "bp"):  # the tour's
-            ConditionalRBMRegressor(
-                n_components=3, solver=solver, batch_size=10, n_iter=1, init=None,
-                random_state=0,
-            ).fit(X, Y).predict(X)  # fmt: skip
-    fvbm_uses(np.float64)
+        R = _real(24, 5, dtype)
+        _rbm_queries(GaussianBernoulliRBM(n_iter=1, random_state=0).fit(R), R)
+    GaussianBernoulliRBM(n_components=3, sigma=1.0, n_iter=1, random_state=0).fit(R)
+    X, Y = _real(20, 5, np.float64), _binary(20, 4, np.float64, seed=1)
+    crbm = ConditionalRBMRegressor(n_iter=1, random_state=0).fit(X, Y)
+    crbm.predict(X)
+    crbm.predict_proba(X)
+    crbm.score(X, Y)
+    for solver in ("cd", "bp"):  # the tour's, from a random start
+        ConditionalRBMRegressor(
+            n_components=3, solver=solver, batch_size=10, n_iter=1, init=None,
+            random_state=0,
+        ).fit(X, Y).predict(X)  # fmt: skip
+
+
+def first_use_sequences():
+    """The categorical RBM's, the Potts model's and the FVBM's defaults,
+    their queries, and the tour's calls of them."""
+    from sklearn_rbm import CategoricalRBM
+
+    codes = np.random.RandomState(0).randint(0, 3, size=(24, 4)).astype(np.float64)
+    rbm = CategoricalRBM(n_iter=1, random_state=0).fit(codes)
+    rbm.fit(codes, sample_weight=np.linspace(0.5, 1.5, 24))
+    _rbm_queries(rbm, codes)
     potts_uses()
+    fvbm_uses(np.float64)
 
 
-#: The groups of calls whose kernels ship (``--group`` runs one).
-SHIPPED = {"rbms": first_use_rbms, "others": first_use_others}
+#: The groups of calls whose kernels ship (``--group`` runs one); the build
+#: runs them side by side, so they are of about equal weight.
+SHIPPED = {
+    "binary": first_use_binary,
+    "real": first_use_real,
+    "sequences": first_use_sequences,
+}
 
 #: Every solver, hidden unit type and dtype: what the build shipped before.
 COVERAGE = {

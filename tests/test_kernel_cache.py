@@ -237,3 +237,28 @@ def test_an_unwritable_user_folder_still_runs(tmp_path):
     result = call(tmp_path, tmp_path / "nowhere", env=env)
     assert result["misses"] == 1
     assert_softplus(result["values"][0], np.linspace(-30.0, 30.0, 13))
+
+
+def test_the_compile_notice_fires_once_when_a_kernel_compiles():
+    # The notice of verbose fits: numba's compile events name the kernel,
+    # only for the package asked about, once per context.
+    from sklearn_rbm._core.numba_compat import on_first_compile
+
+    def add_one(x):
+        return x + 1
+
+    def add_two(x):
+        return x + 2
+
+    first, second = numba.njit(add_one), numba.njit(add_two)
+    heard = []
+    with on_first_compile(heard.append, package="elsewhere"):
+        first(1)
+    assert heard == []
+    with on_first_compile(heard.append, package=__name__):
+        first(2)  # already compiled: no event
+        second(1)
+        second(2.0)  # a second specialisation: still one notice
+    assert heard == [
+        "test_the_compile_notice_fires_once_when_a_kernel_compiles.<locals>.add_two"
+    ]

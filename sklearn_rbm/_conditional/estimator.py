@@ -37,7 +37,6 @@ from .._core.utils import (
     kernel_rng,
     warn_if_outlying,
 )
-from . import bp_kernels
 from .inference import (
     INFERENCES,
     ConditionalLikelihoodMixin,
@@ -291,7 +290,6 @@ class ConditionalRBMRegressor(
         "validation_error", greater_is_better=False,
         best_attribute="best_validation_error_",
     )  # fmt: skip
-    _main_kernel = bp_kernels.belief_propagation
 
     def __init__(
         self,

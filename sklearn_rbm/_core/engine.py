@@ -35,6 +35,7 @@ step and its state, as scikit-learn's ``BaseMixture`` subclasses supply
   work, computed only when ``verbose`` asks for them).
 """
 
+import contextlib
 import time
 from abc import ABC, abstractmethod
 from typing import NamedTuple
@@ -44,7 +45,7 @@ from sklearn.utils import gen_batches
 
 from .._numerics.jit import CACHE
 from .divergence import DivergenceError
-from .numba_compat import cached_on_disk
+from .numba_compat import on_first_compile
 
 
 class Criterion(NamedTuple):
@@ -102,31 +103,31 @@ class EarlyStopping:
         return self.n_stale >= self.patience
 
 
-_ANNOUNCED = set()
+def compile_notice(estimator):
+    """At ``verbose >= 1``, a context in which the first numba compilation of
+    a package kernel prints one line.
 
-
-def announce_compilation(estimator, kernel):
-    """At ``verbose >= 1``, say once per process that the first fit compiles.
-
-    A numba kernel is compiled on its first call unless numba's disk cache
-    holds it (written next to the package, or in numba's user cache folder
-    when the package folder is read-only); compiling the package's kernels
-    takes tens of seconds, which would otherwise look like a hang.
+    A kernel that neither ships with the package nor is in the user's cache
+    compiles on its first call (seconds); numba's compile events say when
+    that happens, so the notice is printed exactly when it does, and not
+    when the kernels load from a cache.
     """
-    if not estimator.verbose or kernel is None or kernel in _ANNOUNCED:
-        return
-    _ANNOUNCED.add(kernel)
-    if kernel.signatures or cached_on_disk(kernel):
-        return
-    later = (
-        "once: they are cached on disk for later runs"
-        if CACHE
-        else "in every process while SKLEARN_RBM_NUMBA_CACHE=0 turns the cache off"
-    )
-    print(
-        f"[{type(estimator).__name__}] compiling the numba kernels on their first "
-        f"use (tens of seconds, {later})"
-    )
+    if not estimator.verbose:
+        return contextlib.nullcontext()
+    name = type(estimator).__name__
+
+    def notice(kernel):
+        later = (
+            "it is cached on disk for later runs"
+            if CACHE
+            else "SKLEARN_RBM_NUMBA_CACHE=0 turns the cache off"
+        )
+        print(
+            f"[{name}] compiling the numba kernel {kernel} and those it calls "
+            f"on their first use (seconds; {later})"
+        )
+
+    return on_first_compile(notice, package="sklearn_rbm")
 
 
 def progress_line(estimator, unit, index, total, seconds, figures):
@@ -196,8 +197,6 @@ class EpochTrainingMixin(ABC):
 
     #: The held-out figure early stopping watches (subclasses set it).
     _criterion = Criterion("validation_score", True, "best_validation_score_")
-    #: The numba kernel a fit calls most, named for the compile notice.
-    _main_kernel = None
 
     # ------------------------------------------------------------- hooks
     @abstractmethod
@@ -250,13 +249,17 @@ class EpochTrainingMixin(ABC):
         (``(X,)`` or ``(X, Y)``); ``validation`` may be None. ``rs`` is the
         ``RandomState`` that shuffles each epoch.
         """
+        with compile_notice(self):
+            self._epochs(train, validation, n_epochs, rs, early_stopping)
+
+    def _epochs(self, train, validation, n_epochs, rs, early_stopping):
+        """The loop of :meth:`_run_epochs`."""
         criterion = self._criterion
         stopper = EarlyStopping(
             self.tol,
             self.n_iter_no_change,
             greater_is_better=criterion.greater_is_better,
         )
-        announce_compilation(self, self._main_kernel)
         step = self._make_step()
         n_samples = train[0].shape[0]
         last_epoch = self.n_iter_ + n_epochs

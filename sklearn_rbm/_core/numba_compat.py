@@ -1,13 +1,14 @@
 """Every private numba name the package uses, in one place, and the guard
 against stale caches.
 
-numba has no public API for four things the package needs: whether a
-kernel's compiled code is on disk (the compile notice of
-``_core/engine.py``), the C entry point of BLAS ``gemm`` that numba's own
-``np.dot`` calls (``_numerics/blas.py``), the cache locators that decide
-where compiled kernels are written and when they are stale, and the cache
-classes and dispatcher attribute through which kernels read the compiled
-code that ships with the package (``_numerics/cache.py``). As with
+numba has no public API for three things the package needs: the C entry
+point of BLAS ``gemm`` that numba's own ``np.dot`` calls
+(``_numerics/blas.py``), the cache locators that decide where compiled
+kernels are written and when they are stale, and the cache classes and
+dispatcher attribute through which kernels read the compiled code that ships
+with the package or was compiled before (``_numerics/cache.py``). Its compile
+events (``numba.core.event``, documented but in a ``core`` module) tell the
+compile notice of ``_core/engine.py`` when a kernel compiles. As with
 scikit-learn's private names in ``sklearn_compat.py``, a numba release that
 moves them breaks this module alone.
 
@@ -22,11 +23,12 @@ package's compiled code recompiles all of its kernels once, and a kernel can
 never run code older than its sources.
 """
 
+import contextlib
 import hashlib
 import os
 import re
 
-from numba.core import caching, config  # noqa: F401 (config: for cache.py)
+from numba.core import caching, config, event  # noqa: F401 (config: for cache.py)
 from numba.core.dispatcher import Dispatcher  # noqa: F401 (for cache.py)
 from numba.np.linalg import ensure_blas  # noqa: F401 (loads SciPy's BLAS for gemm)
 
@@ -56,18 +58,25 @@ def set_kernel_cache(kernel, cache):
 XXGEMM_SYMBOL = "numba_xxgemm"
 
 
-def cached_on_disk(kernel):
-    """Whether a disk cache holds an index for ``kernel`` (a dispatcher): numba's,
-    or one of the shipped folders a tiered cache reads first (its ``tiers``);
-    False when caching is off or numba moved its internals."""
-    cache = kernel_cache(kernel)
-    for tier in cache.tiers() if hasattr(cache, "tiers") else [cache]:
-        try:
-            if os.path.exists(tier._cache_file._index_path):
-                return True
-        except AttributeError:
-            continue
-    return False
+@contextlib.contextmanager
+def on_first_compile(callback, package):
+    """A context in which the first numba compilation of a kernel of
+    ``package`` calls ``callback(kernel name)`` (once), through numba's
+    compile events (``numba.core.event``)."""
+    called = []
+
+    class Listener(event.Listener):
+        def on_start(self, compile_event):
+            function = compile_event.data["dispatcher"].py_func
+            if not called and function.__module__.startswith(package):
+                called.append(True)
+                callback(function.__qualname__)
+
+        def on_end(self, compile_event):
+            pass
+
+    with event.install_listener("numba:compile", Listener()):
+        yield
 
 
 # Files that hold compiled code: numba decorators, hook registrations and

@@ -35,7 +35,6 @@ from .._core.utils import (
     kernel_rng,
 )
 from .base import FittedRBM, check_rbm_memory, parameters_of
-from .kernels import minibatch_update_
 from .solvers import SOLVERS, resolve_solver
 from .tempering import LADDERS
 
@@ -134,9 +133,6 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         "validation_log_likelihood", greater_is_better=True,
         best_attribute="best_validation_score_",
     )  # fmt: skip
-    #: The compiled update every solver calls (the engine announces its
-    #: compilation).
-    _main_kernel = minibatch_update_
 
     def _solver(self):
         return SOLVERS[self.solver]
