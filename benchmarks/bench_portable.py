@@ -35,7 +35,7 @@ rng = np.random.default_rng(0)
 X = (rng.random((2000, 784)) < 0.15).astype(np.float64)
 pre, bias = rng.standard_normal((100, 784)), rng.standard_normal(784)
 generator = np.random.default_rng(1)
-add_bias_sample_keyed_(pre.copy(), bias, new_key(generator))  # compile
+add_bias_sample_keyed_(pre.copy(), bias, np.uint64(new_key(generator)))
 rbm = DCPBernoulliRBM(n_components=500, solver="pcd", batch_size=100, n_iter=1,
                       random_state=0)
 with threadpool_limits(blas_threads):
@@ -49,7 +49,7 @@ with threadpool_limits(blas_threads):
         start = time.perf_counter()
         for _ in range(200):
             block[:] = pre
-            add_bias_sample_keyed_(block, bias, new_key(generator))
+            add_bias_sample_keyed_(block, bias, np.uint64(new_key(generator)))
         draws.append((time.perf_counter() - start) / 200)
 print(json.dumps({"epoch": min(epochs), "draw": min(draws)}))
 """
