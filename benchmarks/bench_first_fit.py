@@ -49,8 +49,8 @@ CASES = {
     "ConditionalRBMRegressor": ("multilabel 500 x 20 -> 5 labels", "multilabel"),
     "FrankWolfeRBM": ("digits, binarised (1797 x 64)", "binary_digits"),
     "FVBMPseudoLikelihood": ("breast cancer, binarised (569 x 30)", "binary_cancer"),
-    "PottsPseudoLikelihood": ("Potts sample, q = 21 (1000 x 40)", "potts"),
-    "CategoricalRBM": ("Potts sample, q = 21 (1000 x 40)", "potts"),
+    "PottsPseudoLikelihood": ("Potts sample, q = 4 (500 x 20)", "potts"),
+    "CategoricalRBM": ("Potts sample, q = 4 (500 x 20)", "potts"),
     "BernoulliRBM (scikit-learn)": ("digits, binarised (1797 x 64)", "binary_digits"),
 }
 # A first fit off the defaults: another solver, hidden type or dtype (the
@@ -84,7 +84,7 @@ def load(name):
     if name == "potts":
         from sklearn_rbm.datasets import make_potts
 
-        return (make_potts(1000, 40, n_states=21, random_state=0)[0],)
+        return (make_potts(500, 20, n_states=4, random_state=0)[0],)
     if name == "multilabel":
         X, Y = datasets.make_multilabel_classification(
             n_samples=500, n_features=20, n_classes=5, random_state=0
