@@ -36,8 +36,8 @@ def precompile(build_lib):
     env["PYTHONPATH"] = os.pathsep.join(
         [str(build_lib), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
-    print(f"compiling the numba kernels into {folder} (minutes; "
-          "SKLEARN_RBM_PRECOMPILE=0 skips this)", flush=True)  # fmt: skip
+    print(f"compiling the numba kernels a first use needs into {folder} (about "
+          "a minute; SKLEARN_RBM_PRECOMPILE=0 skips this)", flush=True)  # fmt: skip
     start = time.perf_counter()
     command = ["-m", "sklearn_rbm._precompile", str(folder)]
     command += ["--time-limit", str(TIME_LIMIT)]

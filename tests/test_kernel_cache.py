@@ -262,3 +262,12 @@ def test_the_compile_notice_fires_once_when_a_kernel_compiles():
     assert heard == [
         "test_the_compile_notice_fires_once_when_a_kernel_compiles.<locals>.add_two"
     ]
+
+
+def test_a_user_entry_of_another_processor_is_compiled_again(tmp_path):
+    # Two machines sharing a home folder (or a wheel's kernels): what one
+    # processor compiled is never loaded on another, in the per-user folder too.
+    generic = call(tmp_path, tmp_path / "nowhere", env={"NUMBA_CPU_NAME": "generic"})
+    native = call(tmp_path, tmp_path / "nowhere")
+    assert generic["misses"] == 1 and native["misses"] == 1
+    assert call(tmp_path, tmp_path / "nowhere")["hits"] == 1
