@@ -33,16 +33,20 @@ def group_norm(theta, n_fields, block_size):
     return float(np.sqrt(np.einsum("pk,pk->p", blocks, blocks)).sum())
 
 
-def fista(objective, theta0, alpha, max_iter, tol, report):
+def fista(objective, theta0, alpha, max_iter, tol, report, stationary):
     """Minimise ``objective(theta) + alpha * group_norm(theta)`` from
     ``theta0``; returns ``(theta, value, n_iter, converged)``.
 
     Stops when an iteration lowers the total by less than ``tol`` times its
     value, or when its step moves the parameters by less than their rounding
-    (a fixed point of the proximal map). The first step size is the inverse
-    of a finite-difference curvature along the gradient; each step halves it
-    (at most ``MAX_HALVINGS`` times) until the quadratic model bounds the
-    objective, and later steps start from twice the last.
+    (a fixed point of the proximal map), or when a plain proximal step (no
+    momentum left to drop) cannot lower the total: converged then only if
+    ``stationary(fall, value)`` says the fall the step's quadratic model
+    still promises, ``||moved||^2 / (2 step)``, is negligible. The first
+    step size is the inverse of a finite-difference curvature along the
+    gradient; each step halves it (at most ``MAX_HALVINGS`` times) until the
+    quadratic model bounds the objective, and later steps start from twice
+    the last.
     """
     n_fields, q = objective.layout.n_fields, objective.layout.q
     block = q * q
@@ -72,7 +76,11 @@ def fista(objective, theta0, alpha, max_iter, tol, report):
             step *= 0.5
         trial_value = total(trial, trial_smooth)
         fall = value - trial_value
-        if trial_value > value:  # adaptive restart: drop the momentum
+        if trial_value > value:
+            if momentum == 1.0:  # y is theta: no step can make progress
+                promised = float(moved @ moved) / (2.0 * step)
+                return theta, value, n_iter, stationary(promised, value)
+            # Adaptive restart: drop the momentum.
             momentum, y, y_smooth, y_grad = 1.0, theta, smooth, grad
             continue
         next_momentum = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * momentum**2))
