@@ -33,6 +33,7 @@ from .._core.likelihood_mixin import (
 from .._core.utils import (
     FLOAT_DTYPES,
     check_memory,
+    check_sampling_work,
     hold_out,
     kernel_array,
     kernel_rng,
@@ -363,6 +364,14 @@ class FittedRBM(
             f"n_samples={n_samples} with {n_hidden} hidden units and "
             f"{n_features} features",
             "Draw fewer samples per call (n_samples).",
+        )
+        # A Gibbs step of a chain multiplies by the weights twice.
+        check_sampling_work(
+            2.0 * n_rows * n_steps * n_hidden * n_features,
+            f"sample(n_samples={n_samples}, n_steps={n_steps}, method={method!r}) "
+            f"with {n_hidden} hidden units and {n_features} features "
+            "(chains x steps x 2 x weights)",
+            "Use fewer steps (n_steps) or samples, in several calls if needed.",
         )
         V = self._visible_layer().sample_start(self, rs, n_rows)
         if method == "pt":
