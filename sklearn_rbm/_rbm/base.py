@@ -101,6 +101,11 @@ def parameters_of(
     return W, b, c
 
 
+#: The fixed cost of one Gibbs step of one chain (its loop and draws), in
+#: the elementary operations of the sampling work limit.
+_STEP_OVERHEAD = 100
+
+
 class FittedRBM(
     LikelihoodMixin,
     ClassNamePrefixFeaturesOutMixin,
@@ -365,12 +370,14 @@ class FittedRBM(
             f"{n_features} features",
             "Draw fewer samples per call (n_samples).",
         )
-        # A Gibbs step of a chain multiplies by the weights twice.
+        # A Gibbs step of a chain multiplies by the weights twice, draws every
+        # unit, and has a fixed cost that dominates tiny models.
+        step = 2 * n_hidden * n_features + n_hidden + n_features + _STEP_OVERHEAD
         check_sampling_work(
-            2.0 * n_rows * n_steps * n_hidden * n_features,
+            float(n_rows) * n_steps * step,
             f"sample(n_samples={n_samples}, n_steps={n_steps}, method={method!r}) "
             f"with {n_hidden} hidden units and {n_features} features "
-            "(chains x steps x 2 x weights)",
+            "(chains x steps x (2 weights + units + 100))",
             "Use fewer steps (n_steps) or samples, in several calls if needed.",
         )
         V = self._visible_layer().sample_start(self, rs, n_rows)
