@@ -383,3 +383,13 @@ def test_contact_precision_needs_a_pair_far_enough_apart():
         contact_precision(S + S.T, truth, 3, min_separation=6)
     with pytest.warns(UserWarning, match="Only 1 pairs"):
         assert contact_precision(S + S.T, truth, 3, min_separation=5) == 0.0
+
+
+def test_sequence_weights_refuse_a_billion_zero_stride_rows_before_any_copy():
+    """np.broadcast_to rows cost nothing until compared or copied: the size
+    is checked on the shape first (under the battery's memory limits)."""
+    from contract import _Guards
+
+    huge = np.broadcast_to(np.arange(5, dtype=np.int64)[None, :], (10**9, 5))
+    with _Guards(), pytest.raises(MemoryError, match="X of shape"):
+        sequence_weights(huge)
