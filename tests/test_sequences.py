@@ -393,3 +393,13 @@ def test_sequence_weights_refuse_a_billion_zero_stride_rows_before_any_copy():
     huge = np.broadcast_to(np.arange(5, dtype=np.int64)[None, :], (10**9, 5))
     with _Guards(), pytest.raises(MemoryError, match="X of shape"):
         sequence_weights(huge)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["# STOCKHOLM 1.0\n//\n", ">ss_pred PSIPRED\nCCHHC\n", "#a comment\n\n# another\n"],
+    ids=["empty stockholm", "annotation only", "comments only"],
+)
+def test_a_file_without_sequences_says_so(text):
+    with pytest.raises(ValueError, match="no sequence"):
+        read_alignment(io.StringIO(text))

@@ -139,6 +139,11 @@ def parse_alignment(path_or_file, symbols):
     ``alignment_formats`` reads."""
     text, name = read_source(path_or_file)
     records = split_records(text, name)
+    if not records.sequences:
+        raise ValueError(
+            f"path_or_file {name} holds no sequence (only annotations or an "
+            "empty Stockholm block): give an alignment with sequences."
+        )
     rna = symbols in (ALPHABETS["rna"],)
     if records.rf is not None:
         sequences = _reference_columns(records)

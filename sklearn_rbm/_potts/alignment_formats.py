@@ -21,7 +21,8 @@ aligned text and the line of every sequence, for ``alignment.py`` to encode.
   the others '.' is a gap and a lowercase letter the residue; without it
   the A2M convention holds (Pfam). ``#=GS name DE text`` descriptions are
   appended to the ids, as ``esl-reformat`` does when it writes FASTA.
-* Plain (PSICOV's and freecontact's ``.aln``): one aligned sequence a line.
+* Plain (PSICOV's and freecontact's ``.aln``): one aligned sequence a line
+  ('#' lines are comments).
 """
 
 import bz2
@@ -231,8 +232,8 @@ def _plain(lines, name):
     records = Records([], [], [], name)
     for number, line in enumerate(lines, start=1):
         line = line.strip()
-        if not line:
-            continue
+        if not line or line.startswith(b"#"):
+            continue  # blank lines and comments
         if line.startswith(b">"):
             raise AlignmentFileError(
                 f"path_or_file {name}, line {number}: the file mixes plain "
@@ -312,7 +313,8 @@ def _stockholm(lines, name):
 def split_records(text, name):
     """The :class:`Records` of an alignment's bytes, by its format: Stockholm
     when it starts with ``# STOCKHOLM``, FASTA / A2M / A3M when its first
-    line that is not a '#' comment starts with '>', plain otherwise."""
+    line that is not a '#' comment starts with '>', plain otherwise (its
+    '#' lines skipped as comments too)."""
     lines = text.splitlines()
     significant = (line.strip() for line in lines)
     first = next((line for line in significant if line), None)
@@ -323,10 +325,15 @@ def split_records(text, name):
         )
     if first.startswith(b"# STOCKHOLM"):
         return _stockholm(lines, name)
-    header = next(
+    first_sequence = next(
         (line.strip() for line in lines if line.strip()[:1] not in (b"", b"#")),
-        b"",
+        None,
     )
-    if header.startswith(b">"):
+    if first_sequence is None:
+        raise AlignmentFileError(
+            f"path_or_file {name} holds only '#' comment lines, no sequence: "
+            "give a non-empty alignment."
+        )
+    if first_sequence.startswith(b">"):
         return _fasta(lines, name)
     return _plain(lines, name)
