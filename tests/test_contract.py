@@ -755,8 +755,9 @@ class _FittedBernoulliRBM(DCPBernoulliRBM):
 
 def _trusted_hyperparameter_cases(estimator, data):
     """init of another class of the same width; penalties so large that a
-    line search fails at the start (convergence must not be claimed there:
-    Newton's step does reach the minimum); early stopping on two rows."""
+    line search fails at the start (convergence must not be claimed there;
+    Newton's and the proximal steps do reach the minimum); early stopping
+    on two rows."""
     cases = []
     X = data[0]
     if isinstance(estimator, CategoricalRBM) and not estimator.one_hot:
@@ -772,8 +773,11 @@ def _trusted_hyperparameter_cases(estimator, data):
                     expect=frozenset({"error"}),
                 )
             )
-    if isinstance(estimator, PottsPseudoLikelihood) and estimator.solver != "proximal":
-        honest = "finite" if estimator.solver == "newton" else "warning"
+    if isinstance(estimator, PottsPseudoLikelihood):
+        # Newton's and the proximal steps reach h = J = 0; L-BFGS's scaled
+        # line search fails at the start, which must warn.
+        reach = estimator.solver in ("newton", "proximal")
+        honest = "finite" if reach else "warning"
         cases.append(
             Case(
                 "lambda_h, lambda_e: 1e300",

@@ -191,14 +191,16 @@ def _make_newton(problem, options=None):
                 t *= 0.5
             else:
                 converged = stationary(
-                    -0.5 * slope, value, problem.tol, objective.objective.dtype
-                )
+                    -0.5 * slope * objective.unit, value * objective.unit,
+                    problem.tol, objective.objective.dtype,
+                )  # fmt: skip
                 break
             nit += 1
             fall = value - new_value
             theta, value, grad = trial, new_value, new_grad
             _report(problem, nit, value * objective.unit)
-            converged = fall <= problem.tol * max(abs(value), 1.0)
+            # The floor 1.0 is in the objective's own units, not the divided.
+            converged = fall <= problem.tol * max(abs(value), 1.0 / objective.unit)
         return Result(theta, value * objective.unit, nit, converged)
 
     return run
@@ -238,12 +240,14 @@ def _make_proximal(problem, options=None):
     objective = _divided(problem)
 
     def run(theta0):
+        unit = objective.unit
         theta, value, nit, converged = fista(
-            objective, theta0, problem.alpha / objective.unit, problem.max_iter,
-            problem.tol, lambda n, v: _report(problem, n, v * objective.unit),
+            objective, theta0, problem.alpha / unit, problem.max_iter,
+            problem.tol, lambda n, v: _report(problem, n, v * unit),
             lambda fall, value: stationary(
-                fall, value, problem.tol, problem.objective.dtype
+                fall * unit, value * unit, problem.tol, problem.objective.dtype
             ),
+            unit,
         )  # fmt: skip
         return Result(theta, value * objective.unit, nit, converged)
 
