@@ -21,6 +21,7 @@ from ._core.utils import (
     GIBBS_SAMPLING_CONSTRAINTS,
     as_real_array,
     check_memory,
+    check_sampling_work,
     kernel_rng,
 )
 from ._fvbm import model as _fvbm_model
@@ -723,14 +724,12 @@ def make_potts(
         f"n_samples={n_samples} sequences of {L} sites",
         "Draw fewer sequences.",
     )
-    work = float(16 + n_samples) * (burn_in + thinning) * L * q
-    if work > 1e11:
-        raise ValueError(
-            f"make_potts(n_samples={n_samples}, n_sites={L}, burn_in={burn_in}, "
-            f"thinning={thinning}) needs about {work:.1e} operations (sweeps x "
-            "L q), more than the limit 1e+11 (minutes). Draw fewer sequences or "
-            "sweeps."
-        )
+    check_sampling_work(
+        float(16 + n_samples) * (burn_in + thinning) * L * q,
+        f"make_potts(n_samples={n_samples}, n_sites={L}, burn_in={burn_in}, "
+        f"thinning={thinning}) (sweeps x L q)",
+        "Draw fewer sequences or sweeps.",
+    )
     rng = check_random_state(random_state)
     order = rng.permutation(L)
     contacts = np.zeros((L, L), dtype=bool)

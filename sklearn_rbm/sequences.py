@@ -15,7 +15,8 @@ plain arrays in and out. Typical direct coupling analysis::
 Functions
 ---------
 read_alignment
-    FASTA / A2M (gzip too) to uint8 codes in plmc's alphabet order.
+    FASTA / A2M / A3M / Stockholm / plain (gzip, bz2, xz too) to uint8 codes
+    in plmc's alphabet order.
 sequence_weights
     1 / the number of sequences at least 80 % identical (plmc, CCMpred).
 apc
@@ -31,7 +32,7 @@ import numbers
 import numpy as np
 
 from ._core.sklearn_compat import Interval, validate_params
-from ._core.utils import check_named_array
+from ._core.utils import check_named_array, warn
 from ._potts import alignment as _alignment
 from ._potts import contacts as _contacts
 from ._potts import data as _data
@@ -51,32 +52,44 @@ ALPHABETS = dict(_alignment.ALPHABETS)
 
 
 def read_alignment(path_or_file, alphabet="protein"):
-    """Read a multiple sequence alignment (FASTA or A2M, optionally gzipped).
+    """Read a multiple sequence alignment (FASTA, A2M, A3M, Stockholm or plain).
 
-    A file whose first non-empty line does not start with '>' is read as a
-    plain alignment, one aligned sequence per line (PSICOV's and
-    freecontact's ``.aln``). Each symbol becomes its position in the
-    alphabet, so with the protein alphabet ``-ACDEFGHIKLMNPQRSTVWY`` (plmc's
-    order) the gap is 0. A2M insert
-    columns (lowercase letters and '.') are dropped; letters outside the
-    alphabet (``X``, ``B``, ``Z``, ...) are read as the gap and counted in one
-    warning (plmc instead drops such sequences). White space and '*' are
-    skipped.
+    The format is recognised from the content: Stockholm (Pfam's, HMMER's
+    and Rfam's ``.sto``) when the file starts with ``# STOCKHOLM``; FASTA,
+    A2M or A3M (HHblits) when its first line that is not a '#' comment
+    starts with '>'; otherwise a plain alignment, one aligned sequence per
+    line (PSICOV's and freecontact's ``.aln``). Compression (gzip, bz2, xz)
+    is recognised from the first bytes, a UTF-8 byte-order mark is skipped
+    and ids are decoded as UTF-8 (Latin-1 where a file is not UTF-8).
+
+    Each symbol becomes its position in the alphabet, so with the protein
+    alphabet ``-ACDEFGHIKLMNPQRSTVWY`` (plmc's order) the gap is 0. Insert
+    columns are dropped: in A2M, A3M and Stockholm without a ``#=GC RF``
+    line the lowercase letters and '.'; in Stockholm with one, the columns
+    it marks '.', '-' or '~' (in the others '.' is a gap and a lowercase
+    letter its residue). HHsuite's secondary-structure records
+    (``>ss_pred``, ``>ss_conf``, ...) are not sequences and are skipped.
+    Letters outside the alphabet (``X``, ``B``, ``Z``, ...) are read as the
+    gap and counted in one warning (plmc instead drops such sequences).
+    White space and '*' are skipped. A file that cannot be read as an
+    alignment raises one ``ValueError`` naming the file and the line.
 
     Parameters
     ----------
     path_or_file : str, path-like or file object
-        The alignment; gzip is recognised by its first bytes.
+        The alignment's path, or an open file (binary or text); not the
+        alignment's text itself (wrap that in :class:`io.StringIO`).
     alphabet : {'protein', 'rna', 'dna'} or str, default='protein'
         'rna' is ``-ACGU`` (T read as U), 'dna' ``-ACGT``; any other string is
-        the alphabet itself, its first symbol the gap.
+        the alphabet itself (ASCII symbols), its first symbol the gap.
 
     Returns
     -------
     X : ndarray of shape (n_sequences, L), dtype uint8
         State codes.
     ids : list of str
-        The header line of each sequence, without '>' (in a plain alignment
+        The header line of each sequence, without '>' (in Stockholm the
+        name, then its ``#=GS DE`` description if any; in a plain alignment
         the sequence's number, from '1').
 
     Examples
@@ -131,12 +144,30 @@ def sequence_weights(X, identity=0.8):
 
 
 def _square_scores(scores):
+    """The one check of every score matrix: finite (scikit-learn's check),
+    square and at least 2 x 2."""
     S = check_named_array(scores, "scores", dtype=np.float64)
     if S.shape[0] != S.shape[1] or S.shape[0] < 2:
         raise ValueError(
             f"scores must be a square (L, L) matrix with L >= 2, got shape {S.shape}."
         )
     return S
+
+
+def _check_ranked(n_pairs, L, n_top, min_separation):
+    """Refuse a ranking of no pair; warn when fewer than ``n_top`` are ranked."""
+    if n_pairs == 0:
+        raise ValueError(
+            f"min_separation={min_separation} leaves no pair of sites to rank "
+            f"among L={L} (pairs need j - i >= min_separation): use a "
+            f"min_separation below {L}."
+        )
+    if n_pairs < n_top:
+        warn(
+            f"Only {n_pairs} pairs of sites are at least min_separation="
+            f"{min_separation} apart among L={L}; the precision is over those "
+            f"{n_pairs}, not n_top={n_top}. Use a smaller n_top or min_separation."
+        )
 
 
 @validate_params({"scores": ["array-like"]}, prefer_skip_nested_validation=True)
@@ -157,7 +188,16 @@ def apc(scores):
     corrected : ndarray of shape (L, L)
         Zero diagonal.
     """
-    return _contacts.average_product_correction(_square_scores(scores))
+    corrected = _contacts.average_product_correction(_square_scores(scores))
+    if not np.all(np.isfinite(corrected)):
+        # Scores of both signs whose off-diagonal mean is almost zero: the
+        # correction divides by that mean.
+        raise ValueError(
+            "scores: the average product correction overflows because the mean "
+            "off-diagonal score is almost zero next to the row means. APC "
+            "expects non-negative scores (coupling norms): pass those."
+        )
+    return corrected
 
 
 @validate_params(
@@ -220,7 +260,9 @@ def contact_precision(scores, contacts, n_top, *, min_separation=5):
     Returns
     -------
     precision : float
-        Fraction of the top ``n_top`` pairs that are contacts.
+        Fraction of the top ``n_top`` pairs that are contacts (of all the
+        ranked pairs, with a warning, when there are fewer than ``n_top``;
+        a ``ValueError`` when ``min_separation`` leaves none).
 
     Examples
     --------
@@ -239,4 +281,8 @@ def contact_precision(scores, contacts, n_top, *, min_separation=5):
         )
     if C.dtype.kind not in "biuf" or not np.all(np.isin(C, (0, 1))):
         raise ValueError("contacts must be a boolean (or 0/1) matrix.")
-    return _contacts.precision_at(S, C.astype(bool), n_top, min_separation)
+    precision, n_ranked = _contacts.precision_at(
+        S, C.astype(bool), n_top, min_separation
+    )
+    _check_ranked(n_ranked, S.shape[0], n_top, min_separation)
+    return precision

@@ -451,7 +451,7 @@ def non_finite(value, where="result", allow_inf=False):
 
 def same(a, b, *, exact=True, depth=0):
     """Whether two values (arrays, estimators, containers) are equal."""
-    if depth > 6:
+    if depth > 6 or a is b:
         return True
     if isinstance(a, BaseEstimator) and isinstance(b, BaseEstimator):
         return same(_fitted_values(a), _fitted_values(b), exact=exact, depth=depth + 1)
@@ -501,8 +501,12 @@ def _state(estimator):
 
 
 def _copy_arguments(arguments):
+    # A read-only array cannot be written into: kept as it is (a zero-stride
+    # view of 10**9 rows would not fit in memory as a copy).
     return {
-        name: value.copy()
+        name: value
+        if isinstance(value, np.ndarray) and not value.flags.writeable
+        else value.copy()
         if isinstance(value, np.ndarray) or sp.issparse(value)
         else copy.deepcopy(value)
         if isinstance(value, list)

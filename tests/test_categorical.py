@@ -672,3 +672,79 @@ def test_states_per_column_ais_lands_in_its_band(hidden_unit):
                          solver="pt", n_iter=8, learning_rate=0.1, batch_size=30,
                          random_state=0).fit(X)  # fmt: skip
     _assert_ais_band_holds_exact(rbm, n_betas=2000)
+
+
+# --------------------------------- the caller's data and the work (issue 35)
+def _tiny_codes(n=60, seed=0):
+    return np.random.default_rng(seed).integers(0, Q, size=(n, L)).astype(float)
+
+
+def _with_stored_zeros(codes):
+    """The one-hot CSR matrix of ``codes`` with three explicit zeros stored."""
+    dense = encode_one_hot(codes, [Q] * L)
+    rows, columns = np.nonzero(dense)
+    zero_rows, zero_columns = np.nonzero(dense[:3] == 0)
+    picks = [np.flatnonzero(zero_rows == r)[0] for r in range(3)]
+    matrix = sp.csr_matrix(
+        (np.r_[dense[rows, columns], np.zeros(3)],
+         (np.r_[rows, zero_rows[picks]], np.r_[columns, zero_columns[picks]])),
+        shape=dense.shape,
+    )  # fmt: skip
+    assert matrix.nnz == rows.size + 3
+    return matrix, dense
+
+
+@pytest.mark.parametrize("read_only", [False, True], ids=["shared", "read-only"])
+def test_one_hot_sparse_input_with_explicit_zeros_is_not_rewritten(read_only):
+    """fit and transform read a CSR matrix with stored zeros as its dense
+    rows, without eliminating the zeros from the caller's matrix (or
+    failing on a read-only one)."""
+    X, dense = _with_stored_zeros(_tiny_codes())
+    before = [X.data.copy(), X.indices.copy(), X.indptr.copy()]
+    if read_only:
+        for array in (X.data, X.indices, X.indptr):
+            array.setflags(write=False)
+    params = dict(n_states=Q, one_hot=True, n_iter=2, random_state=0)
+    rbm = CategoricalRBM(4, **params).fit(X)
+    H = rbm.transform(X)
+    for old, new in zip(before, [X.data, X.indices, X.indptr], strict=True):
+        assert np.array_equal(old, new)
+    reference = CategoricalRBM(4, **params).fit(dense)
+    assert np.array_equal(reference.components_, rbm.components_)
+    assert np.array_equal(reference.transform(dense), H)
+
+
+def test_init_must_be_a_categorical_rbm():
+    from sklearn_rbm import DCPBernoulliRBM
+
+    codes = _tiny_codes()
+    binary = DCPBernoulliRBM(4, n_iter=1, random_state=0)
+    binary.fit(encode_one_hot(codes, [Q] * L))  # the same L * q width
+    with pytest.raises(TypeError, match="init must be a fitted CategoricalRBM"):
+        CategoricalRBM(4, n_states=Q, init=binary, n_iter=1).fit(codes)
+    source = CategoricalRBM(4, n_states=Q, n_iter=1, random_state=0).fit(codes)
+    CategoricalRBM(4, n_states=Q, init=source, n_iter=1).fit(codes)
+
+
+def test_sample_refuses_unbounded_work():
+    rbm = CategoricalRBM(4, n_states=Q, n_iter=1, random_state=0).fit(_tiny_codes())
+    with pytest.raises(ValueError, match=r"n_steps=1000000000.*limit"):
+        rbm.sample(3, n_steps=10**9)
+    with pytest.raises(ValueError, match=r"n_steps=1000000000.*limit"):
+        rbm.sample(3, n_steps=10**9, method="pt")
+    assert rbm.sample(3, n_steps=5, random_state=0).shape == (3, L)
+
+
+def test_zero_stride_codes_of_a_billion_rows_are_refused_before_any_copy():
+    """np.broadcast_to rows cost nothing until copied: the size is checked on
+    the shape, under the battery's memory limits (no allocation is tried)."""
+    from contract import _Guards
+
+    codes = _tiny_codes()
+    rbm = CategoricalRBM(4, n_states=Q, n_iter=1, random_state=0).fit(codes)
+    for dtype in (np.float64, np.int64):
+        huge = np.broadcast_to(codes[:1].astype(dtype), (10**9, L))
+        unfitted = CategoricalRBM(4, n_states=Q, n_iter=1)
+        for method in (unfitted.fit, rbm.transform, rbm.score_samples):
+            with _Guards(), pytest.raises(MemoryError, match="X of shape"):
+                method(huge)

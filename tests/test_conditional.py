@@ -6,6 +6,7 @@ per-output logistic regression, the scikit-learn surface and bad input."""
 import itertools
 import re
 import signal
+import warnings
 
 import numpy as np
 import pytest
@@ -699,3 +700,20 @@ def test_a_start_that_no_epoch_beats_is_kept_as_logistic_regression():
     for k in range(4):
         lr = LogisticRegression().fit(X, Y[:, k])  # all 400 rows
         np.testing.assert_allclose(ours[:, k], lr.predict_proba(X)[:, 1], atol=3e-3)
+
+
+def test_early_stopping_on_too_few_rows_says_nothing_is_held_out():
+    """Ten per cent of two rows is no row: early stopping cannot watch
+    anything, and says so instead of silently running every epoch."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(2, 3)), np.array([[0, 1], [1, 0]])
+    params = dict(n_components=2, n_iter=3, random_state=0)
+    with pytest.warns(UserWarning, match="nothing is held out"):
+        crbm = ConditionalRBMRegressor(early_stopping=True, **params).fit(X, Y)
+    assert crbm.n_iter_ == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ConditionalRBMRegressor(early_stopping=False, **params).fit(X, Y)
+        ConditionalRBMRegressor(early_stopping=True, **params).fit(
+            X, Y, X_val=X, Y_val=Y
+        )

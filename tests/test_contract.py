@@ -36,6 +36,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from contract import Case, Surface, baseline_of, cases_of, judge
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import Interval
@@ -249,6 +250,7 @@ def _extra_hyperparameter_cases(estimator, data):
         cases.append(
             Case("init: unfitted", {"init": clone(estimator)}, ("init", "fit"))
         )
+    cases += _trusted_hyperparameter_cases(estimator, data)
     return tuple(cases)
 
 
@@ -336,6 +338,7 @@ def _sample_surface(estimator, surface):
         tempered = getattr(estimator, "solver", "") in ("pt", "cpt")
         arguments["method"] = "pt" if tempered else "gibbs"
         extra = (Case("method: 'magic'", {"method": "magic"}, ("method",)),)
+    extra += _work_cases(estimator, counts)
     return [
         surface(
             "sample", arguments, {}, sizes=("n_samples",), counts=counts, extra=extra
@@ -373,7 +376,11 @@ def method_surfaces(estimator, queries=True):
     if "sample_weight" in inspect.signature(estimator.fit).parameters:
         fit_arguments["sample_weight"] = _WEIGHTS[: X.shape[0]]
         fit_arrays["sample_weight"] = "weights"
-    surfaces.append(surface("fit", fit_arguments, fit_arrays))
+    surfaces.append(
+        surface(
+            "fit", fit_arguments, fit_arrays, extra=_caller_data_cases(estimator, X)
+        )
+    )
     if hasattr(estimator, "partial_fit"):
         partial = {"X": X}
         if "sample_weight" in inspect.signature(estimator.partial_fit).parameters:
@@ -607,7 +614,8 @@ def function_surfaces():
                  "n_samples": 5, "burn_in": 5, "random_state": 0},
                 {"coupling": "matrix", "intercept": "vector"},
                 sizes=("n_samples",), counts=("burn_in", "thinning"),
-                extra=(Case("method: 'magic'", {"method": "magic"}, ("method",)),)),
+                extra=(Case("method: 'magic'", {"method": "magic"}, ("method",)),
+                       _GIBBS_WORK_CASE)),
         Surface("datasets.make_potts", "", f(D.make_potts),
                 {"n_samples": 5, "n_sites": 4, "random_state": 0},
                 sizes=("n_samples", "n_sites", "n_states"),
@@ -642,11 +650,13 @@ def _sequence_surfaces():
                             ("path_or_file",), expect=frozenset({"error"})),
                        Case("path_or_file: 3", {"path_or_file": 3}, ("path_or_file",)),
                        Case("alphabet: 'A'", {"alphabet": "A"}, ("alphabet",)),
-                       Case("alphabet: 3", {"alphabet": 3}, ("alphabet",)))),
+                       Case("alphabet: 3", {"alphabet": 3}, ("alphabet",)))
+                      + _alignment_file_cases()),
         Surface("sequences.sequence_weights", "", f(S.sequence_weights),
-                {"X": codes, "identity": 0.8}, {"X": "data"}, reals=("identity",)),
+                {"X": codes, "identity": 0.8}, {"X": "data"}, reals=("identity",),
+                extra=(_zero_stride_case(codes),)),
         Surface("sequences.apc", "", f(S.apc), {"scores": scores},
-                {"scores": "matrix"}),
+                {"scores": "matrix"}, extra=_huge_score_cases(scores)),
         Surface("sequences.top_contacts", "", f(S.top_contacts),
                 {"scores": scores, "min_separation": 2, "n_top": 3},
                 {"scores": "matrix"}, sizes=("n_top",), counts=("min_separation",)),
@@ -654,8 +664,271 @@ def _sequence_surfaces():
                 {"scores": scores, "contacts": contacts, "n_top": 3,
                  "min_separation": 2},
                 {"scores": "matrix", "contacts": "matrix"}, sizes=("n_top",),
-                counts=("min_separation",)),
+                counts=("min_separation",), extra=_no_pair_cases(scores)),
     ]  # fmt: skip
+
+
+# ------------------------- the files and numbers users really have (issue 35)
+def _zero_stride_case(X, name="X"):
+    """10**9 rows that cost nothing until copied: refused on their shape."""
+    huge = np.broadcast_to(np.asarray(X)[:1], (10**9, np.shape(X)[1]))
+    return Case(
+        f"{name}: 10**9 zero-stride rows",
+        {name: huge},
+        (name,),
+        expect=frozenset({"error"}),
+    )
+
+
+def _stored_zeros(X):
+    """One-hot rows as a read-only CSR matrix with a stored zero in each of
+    its first three rows: the same rows, whose arrays nothing may rewrite."""
+    dense = np.asarray(X, dtype=np.float64)
+    rows, columns = np.nonzero(dense)
+    extra = [(r, int(np.flatnonzero(dense[r] == 0)[0])) for r in range(3)]
+    matrix = sp.csr_matrix(
+        (
+            np.r_[dense[rows, columns], np.zeros(3)],
+            (np.r_[rows, [r for r, _ in extra]], np.r_[columns, [c for _, c in extra]]),
+        ),
+        shape=dense.shape,
+    )
+    for array in (matrix.data, matrix.indices, matrix.indptr):
+        array.setflags(write=False)
+    return matrix
+
+
+def _caller_data_cases(estimator, X):
+    """Cases of ``fit`` on the caller's own arrays: stored zeros in one-hot
+    CSR rows (read-only: eliminating them in place failed or rewrote the
+    caller's matrix), and codes of 10**9 rows as a zero-stride view."""
+    if isinstance(estimator, CategoricalRBM) and estimator.one_hot:
+        return (
+            Case(
+                "X: read-only CSR with stored zeros",
+                {"X": _stored_zeros(X)},
+                ("X",),
+                equivalent=True,
+                expect=frozenset({"finite"}),
+            ),
+        )
+    if isinstance(estimator, (CategoricalRBM, PottsPseudoLikelihood)):
+        return (_zero_stride_case(X),)
+    return ()
+
+
+def _work_cases(estimator, counts):
+    """A sampler asked for 10**9 steps (sweeps) refuses the work (one limit
+    for every sampler) instead of running for days; FVBM's exact sampler
+    (d <= 20) makes no sweeps and answers at once."""
+    exact = isinstance(estimator, FVBMPseudoLikelihood)
+    name = counts[0]
+    return (
+        Case(
+            f"{name}: 10**9",
+            {name: 10**9},
+            (name,),
+            expect=frozenset({"finite" if exact else "error"}),
+        ),
+    )
+
+
+#: sample_fvbm's Gibbs chains asked for 10**10 sweeps (10**9 sweeps of its
+#: 4 units are 8e10 operations, within the limit: minutes).
+_GIBBS_WORK_CASE = Case(
+    "burn_in: 10**10 with Gibbs",
+    {"burn_in": 10**10, "method": "gibbs"},
+    ("burn_in",),
+    expect=frozenset({"error"}),
+)
+
+
+class _FittedBernoulliRBM(DCPBernoulliRBM):
+    """A DCPBernoulliRBM whose fitted parameters are set, not trained."""
+
+    def __init__(self, n_components=4, n_features=6):
+        super().__init__(n_components=n_components)
+        self.components_ = np.zeros((n_components, n_features))
+        self.intercept_visible_ = np.zeros(n_features)
+        self.intercept_hidden_ = np.zeros(n_components)
+
+
+def _trusted_hyperparameter_cases(estimator, data):
+    """init of another class of the same width; penalties so large that a
+    line search fails at the start (convergence must not be claimed there;
+    Newton's and the proximal steps do reach the minimum); early stopping
+    on two rows."""
+    cases = []
+    X = data[0]
+    if isinstance(estimator, CategoricalRBM) and not estimator.one_hot:
+        states = estimator.n_states
+        if states is None or not np.ndim(states):
+            q = int(X.max()) + 1 if states is None else states
+            foreign = _FittedBernoulliRBM(estimator.n_components, X.shape[1] * q)
+            cases.append(
+                Case(
+                    "init: a fitted DCPBernoulliRBM",
+                    {"init": foreign},
+                    ("init",),
+                    expect=frozenset({"error"}),
+                )
+            )
+    if isinstance(estimator, PottsPseudoLikelihood):
+        # Newton's and the proximal steps reach h = J = 0; L-BFGS's scaled
+        # line search fails at the start, which must warn.
+        reach = estimator.solver in ("newton", "proximal")
+        honest = "finite" if reach else "warning"
+        cases.append(
+            Case(
+                "lambda_h, lambda_e: 1e300",
+                {"lambda_h": 1e300, "lambda_e": 1e300},
+                ("lambda_h", "lambda_e"),
+                expect=frozenset({honest}),
+            )
+        )
+    if isinstance(estimator, ConditionalRBMRegressor) and estimator.early_stopping:
+        cases.append(
+            Case(
+                "two rows with early stopping",
+                {"X": X[:2], "Y": data[1][:2]},
+                ("early_stopping",),
+                expect=frozenset({"warning", "error"}),
+            )
+        )
+    return cases
+
+
+def _huge_score_cases(scores):
+    return (
+        Case(
+            "scores: all 1e300",
+            {"scores": np.full(scores.shape, 1e300)},
+            ("scores",),
+            expect=frozenset({"finite"}),
+        ),
+        Case(
+            "scores: times 1e290",
+            {"scores": scores * 1e290},
+            ("scores",),
+            expect=frozenset({"finite"}),
+        ),
+    )
+
+
+def _no_pair_cases(scores):
+    L = scores.shape[0]
+    return (
+        Case(
+            f"min_separation: {L}",
+            {"min_separation": L},
+            ("min_separation",),
+            expect=frozenset({"error"}),
+        ),
+    )
+
+
+_ALIGNMENT = ">a\nAC-DE\n>b\nACFDE\n>c\nKLMNP\n"
+#: The alignment of ``_alignment_file`` in the other formats (equivalent),
+#: and files no reader can take (each one clear error).
+_SAME_ALIGNMENT = {
+    "stockholm.sto": b"# STOCKHOLM 1.0\n#=GF ID tiny\na AC..-DE\nb ACg.FDE\n"
+    b"#=GC RF xx..xxx\n\nc KL..MNP\n//\n",
+    "family.a3m": b"#5 3\n>a\nAC-DE\n>b\nACFDkkE\n>c\nKLMNP\n",
+    "bom.fasta": b"\xef\xbb\xbf" + _ALIGNMENT.encode(),
+    "crlf.fasta": _ALIGNMENT.replace("\n", "\r\n").encode(),
+}
+_BAD_ALIGNMENTS = {
+    "headers.fasta": b">a\n>b\n>c\n",
+    "truncated.fasta.gz": gzip.compress(_ALIGNMENT.encode() * 40)[:30],
+    "binary.fasta": b"\x00\x01\x02\x03",
+    "cut.sto": b"# STOCKHOLM 1.0\na ACDE\nb ACDE\n",
+    "two.sto": b"# STOCKHOLM 1.0\na ACDE\n//\n# STOCKHOLM 1.0\na ACDE\n//\n",
+}
+
+
+def _corrupt_gzip():
+    data = bytearray(gzip.compress(_ALIGNMENT.encode() * 40))
+    data[20:30] = b"\xff" * 10
+    return bytes(data)
+
+
+def _alignment_file_cases():
+    """read_alignment on the files sequence users have: the tiny alignment
+    in every format and compression (the same codes and ids), and broken
+    files, a folder, the text itself given as a path."""
+    import bz2
+    import io
+    import lzma
+
+    folder = tempfile.mkdtemp(prefix="sklearn-rbm-formats-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    files = {
+        **_SAME_ALIGNMENT,
+        "tiny.fasta.xz": lzma.compress(_ALIGNMENT.encode()),
+        "tiny.fasta": bz2.compress(_ALIGNMENT.encode()),  # bz2 whatever the name
+        "tiny.txt": gzip.compress(_ALIGNMENT.encode()),
+        **_BAD_ALIGNMENTS,
+        "corrupt.fasta.gz": _corrupt_gzip(),
+    }
+    for name, content in files.items():
+        with open(os.path.join(folder, name), "wb") as stream:
+            stream.write(content)
+    names = ("path_or_file",)
+    same = frozenset({"finite"})
+
+    def path_case(name, **outcome):
+        return Case(
+            f"path_or_file: {name}",
+            {"path_or_file": os.path.join(folder, name)},
+            names,
+            **outcome,
+        )
+
+    readable = [*_SAME_ALIGNMENT, "tiny.fasta.xz", "tiny.fasta", "tiny.txt"]
+    cases = [path_case(name, equivalent=True, expect=same) for name in readable]
+    cases += [
+        path_case(name, expect=frozenset({"error"}))
+        for name in [*_BAD_ALIGNMENTS, "corrupt.fasta.gz"]
+    ]
+    return tuple(cases) + (
+        Case(
+            "path_or_file: a text stream",
+            {"path_or_file": io.StringIO(_ALIGNMENT)},
+            names,
+            equivalent=True,
+            expect=same,
+        ),
+        Case(
+            "path_or_file: a Greek id",
+            {"path_or_file": io.StringIO(">α\nACDE\n")},
+            names,
+            expect=same,
+        ),
+        Case(
+            "path_or_file: a folder",
+            {"path_or_file": folder},
+            names,
+            expect=frozenset({"error"}),
+        ),
+        Case(
+            "path_or_file: the text itself",
+            {"path_or_file": _ALIGNMENT},
+            names,
+            expect=frozenset({"error"}),
+        ),
+        Case(
+            "path_or_file: 5000 letters",
+            {"path_or_file": "A" * 5000},
+            names,
+            expect=frozenset({"error"}),
+        ),
+        Case(
+            "alphabet: a non-ASCII symbol",
+            {"alphabet": "-ACDΩ"},
+            ("alphabet",),
+            expect=frozenset({"error"}),
+        ),
+    )
 
 
 # ------------------------------------------------------------ the registry

@@ -1628,3 +1628,19 @@ def test_an_unconverged_fit_has_no_standard_errors_and_says_how_to_get_them():
     low, high = np.moveaxis(longer.confidence_intervals()[0], -1, 0)
     off_diagonal = ~np.eye(6, dtype=bool)
     assert np.all((low < longer.coupling_) & (longer.coupling_ < high) | ~off_diagonal)
+
+
+def test_infinite_confidence_intervals_warn_at_the_call(well_posed):
+    """A constant feature admits no MPLE: its intervals are infinite, and the
+    call that returns them says so (not only the fit, long before)."""
+    X = well_posed[0].copy()
+    X[:, 2] = 1.0
+    with pytest.warns(MPLEDoesNotExistWarning):
+        est = FVBMPseudoLikelihood(solver="lbfgs").fit(X)
+    with pytest.warns(MPLEDoesNotExistWarning, match="confidence intervals are inf"):
+        coupling_ci, intercept_ci = est.confidence_intervals()
+    assert np.isinf(intercept_ci[2]).all() and np.isfinite(intercept_ci[0]).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        finite = FVBMPseudoLikelihood(solver="lbfgs").fit(np.delete(X, 2, 1))
+        assert np.all(np.isfinite(finite.confidence_intervals()[0]))

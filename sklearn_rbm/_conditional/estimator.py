@@ -35,6 +35,7 @@ from .._core.utils import (
     hold_out,
     kernel_array,
     kernel_rng,
+    warn,
     warn_if_outlying,
 )
 from .inference import (
@@ -508,6 +509,14 @@ class ConditionalRBMRegressor(
             default_fraction=self._default_validation_fraction(X.shape[0]),
             given=given,
         )
+        if validation is None and self.early_stopping:
+            warn(
+                f"early_stopping=True holds out {_VALIDATION_FRACTION:.0%} of "
+                f"the rows, less than one of n_samples={X.shape[0]}: nothing is "
+                f"held out and all n_iter={self.n_iter} epochs run. Pass "
+                "held-out rows (X_val, Y_val), more rows, or set "
+                "early_stopping=False."
+            )
         self._check_memory(X_train.shape[0], X.shape[1], Y.shape[1])
         # The steps work in standardised coordinates (see _conditional/start.py).
         self._standardisation = Standardisation.of(X_train)

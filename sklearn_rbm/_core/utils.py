@@ -2,6 +2,7 @@
 
 import contextlib
 import functools
+import math
 import numbers
 import os
 import re
@@ -243,6 +244,41 @@ def check_memory(n_bytes, what, fix):
         raise MemoryError(
             f"{what} needs about {_human(n_bytes)} of memory, more than this "
             f"machine's {_human(total)}. {fix}"
+        )
+
+
+def check_array_memory(X, name, bytes_per_value):
+    """Refuse, before any copy or temporary is made, an array ``X`` whose
+    values times ``bytes_per_value`` (its converted copy, the masks of its
+    checks) need more memory than the machine has. A zero-stride view
+    (``np.broadcast_to``) of 10**9 rows costs nothing until it is copied or
+    compared, so the size is checked on its shape; lists and sparse matrices
+    are already in memory and pass."""
+    shape = getattr(X, "shape", None)
+    if shape is None or sp.issparse(X):
+        return
+    n_values = math.prod(int(n) for n in shape)
+    check_memory(
+        n_values * bytes_per_value,
+        f"{name} of shape {tuple(shape)}",
+        f"Pass fewer rows of {name}, in several calls if needed.",
+    )
+
+
+#: The most elementary operations (multiply-adds, site updates) one sampling
+#: call may ask for: a few minutes on one core. Beyond it a call is refused
+#: with the parameters that make the work, never left running for hours.
+MAX_SAMPLING_WORK = 1e11
+
+
+def check_sampling_work(work, what, fix):
+    """Refuse a sampling call whose ``work`` (elementary operations) passes
+    :data:`MAX_SAMPLING_WORK`: the one work limit of every sampler. ``what``
+    names the call and its parameters, ``fix`` says what to do."""
+    if work > MAX_SAMPLING_WORK:
+        raise ValueError(
+            f"{what} needs about {work:.1e} operations, more than the limit "
+            f"{MAX_SAMPLING_WORK:.0e} of one call (minutes). {fix}"
         )
 
 

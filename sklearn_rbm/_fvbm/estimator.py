@@ -594,7 +594,33 @@ class FVBMPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         def interval(estimate, std):
             return np.stack([estimate - z * std, estimate + z * std], axis=-1)
 
+        self._warn_if_unbounded()
         return (
             interval(self.coupling_, self.coupling_std_),
             interval(self.intercept_, self.intercept_std_),
+        )
+
+    def _warn_if_unbounded(self):
+        """Infinite standard errors give infinite intervals: said at the call
+        that returns them, with the reason, not only at fit."""
+        n_infinite = int(np.isinf(self.intercept_std_).sum()) + int(
+            np.isinf(np.triu(self.coupling_std_, 1)).sum()
+        )
+        if not n_infinite:
+            return
+        if self.mple_exists_ is False:
+            warn(
+                f"{n_infinite} confidence intervals are infinite: the maximum "
+                "pseudo-likelihood estimate does not exist for these data "
+                "(mple_exists_ is False), so its standard errors are infinite. "
+                "Refit with a penalty (alpha > 0) and read its intervals with "
+                "care, or drop the features the fit's warning named.",
+                MPLEDoesNotExistWarning,
+            )
+            return
+        warn(
+            f"{n_infinite} confidence intervals are infinite: their standard "
+            "errors are infinite (a singular pseudo-likelihood Hessian, or "
+            "constant features fitted apart). Drop constant features, or use a "
+            "penalty (alpha > 0)."
         )

@@ -11,7 +11,7 @@ functions that take a model call.
 import numpy as np
 from scipy.special import logsumexp
 
-from .._core.utils import as_real_array, check_memory
+from .._core.utils import as_real_array, check_memory, check_sampling_work
 from .._partition.exact import MAX_EXACT_UNITS, check_enumerable
 from . import kernels
 
@@ -192,6 +192,14 @@ def sample_gibbs(coupling, intercept, n_samples, burn_in, thinning, rng):
     check_sample_memory(n_samples, intercept.shape[0])
     n_chains = min(n_samples, GIBBS_CHAINS)
     per_chain = -(-n_samples // n_chains)
+    d = intercept.shape[0]
+    check_sampling_work(
+        float(n_chains) * (burn_in + per_chain * thinning) * d * d,
+        f"Gibbs sampling of n_samples={n_samples} with burn_in={burn_in}, "
+        f"thinning={thinning} over d={d} units (sweeps x d^2)",
+        "Draw fewer samples or use a smaller burn_in or thinning, in several "
+        "calls if needed.",
+    )
     start = mean_field_fields(coupling, intercept)
     draws = kernels.gibbs_samples(
         coupling, intercept, start, n_chains, per_chain, burn_in, thinning, rng

@@ -244,13 +244,16 @@ def _zoom(phi, f0, slope0, lo, hi, budget, used):
 class LBFGSResult:
     """The last point, its value, the iterations run, the evaluations made
     and why it stopped: 'callback', 'max_iter', 'max_evaluations' or
-    'line_search' (no step lowers the objective along steepest descent)."""
+    'line_search' (no step lowers the objective along steepest descent);
+    ``gradient_norm``, the gradient's Euclidean norm at ``x``, tells a
+    line search that failed at a minimum from one that failed far from it."""
 
     x: np.ndarray
     fun: float
     nit: int
     n_evaluations: int
     status: str
+    gradient_norm: float = np.nan
 
 
 def lbfgs(
@@ -315,4 +318,5 @@ def lbfgs(
         if callback(nit, value):
             status = "callback"
             break
-    return LBFGSResult(x, float(value), nit, evaluations, status)
+    gradient_norm = float(np.sqrt(dot(g, g)))
+    return LBFGSResult(x, float(value), nit, evaluations, status, gradient_norm)

@@ -1,20 +1,19 @@
-"""Reading multiple sequence alignments (FASTA, A2M and plain one-line-per-
-sequence files) into integer codes.
+"""Multiple sequence alignments as integer codes.
 
-The codes follow plmc (Hopf et al. 2017; debbiemarkslab/plmc): a letter's
-code is its position in the alphabet string, so with the protein alphabet
-``-ACDEFGHIKLMNPQRSTVWY`` the gap is 0 and alanine 1. Plain Python: reading
-13,600 sequences of 53 columns takes a few tens of milliseconds, far below
-the fit.
+The files are opened and split into sequences by ``alignment_formats.py``
+(FASTA, A2M, A3M, Stockholm, plain; compressed or not); this module turns
+their letters into codes. The codes follow plmc (Hopf et al. 2017;
+debbiemarkslab/plmc): a letter's code is its position in the alphabet
+string, so with the protein alphabet ``-ACDEFGHIKLMNPQRSTVWY`` the gap is 0
+and alanine 1. The letters of all sequences are encoded by one table lookup
+over their concatenation: 100,000 sequences of 60 columns read in 0.4 s, far
+below the fit.
 """
-
-import gzip
-import io
-import os
 
 import numpy as np
 
-from .._core.utils import warn
+from .._core.utils import check_memory, warn
+from .alignment_formats import read_source, split_records
 
 #: The named alphabets of :func:`read_alignment`; the first symbol is the gap.
 ALPHABETS = {
@@ -40,19 +39,36 @@ def resolve_alphabet(alphabet):
         )
     if len(set(symbols)) != len(symbols):
         raise ValueError(f"alphabet {alphabet!r} repeats a symbol; give each once.")
+    wide = [symbol for symbol in symbols if ord(symbol) > 127]
+    if wide:
+        # A file's letters are read byte by byte: a symbol must be one byte
+        # in every encoding the files come in (UTF-8 writes others as two).
+        raise ValueError(
+            f"alphabet {alphabet!r} has the symbol {wide[0]!r}, which is not "
+            "ASCII: alphabet symbols must be ASCII characters (one byte each). "
+            "Recode the file's letters with ASCII symbols."
+        )
     return symbols
 
 
-def _code_table(symbols, rna):
+def _code_table(symbols, rna, inserts=True):
     """Byte -> code lookup: -1 for A2M inserts (lowercase letters not in the
-    alphabet, and '.'), -2 for unknown symbols."""
+    alphabet, and '.'), -2 for unknown symbols, -3 for skipped ones. Without
+    ``inserts`` (the match columns of a Stockholm reference annotation) '.'
+    is the gap and a lowercase letter the residue of its capital."""
     table = np.full(256, -2, dtype=np.int16)
     for code, symbol in enumerate(symbols):
         table[ord(symbol)] = code
     for byte in range(256):
         char = chr(byte)
-        if table[byte] == -2 and (char == "." or char.islower()):
+        if table[byte] != -2 or not (char == "." or char.islower()):
+            continue
+        if inserts:
             table[byte] = -1  # an insert column of A2M
+        elif char == ".":
+            table[byte] = 0
+        elif char.isascii():
+            table[byte] = table[ord(char.upper())]
     if rna and "T" not in symbols and "U" in symbols:
         table[ord("T")] = symbols.index("U")
     for byte in (ord(" "), ord("\t"), ord("\r"), ord("*")):
@@ -61,94 +77,81 @@ def _code_table(symbols, rna):
     return table
 
 
-def _open_text(path_or_file):
-    """Lines of a path (gzip detected by its magic bytes) or an open file."""
-    if isinstance(path_or_file, (str, bytes, os.PathLike)):
-        try:
-            with open(path_or_file, "rb") as handle:
-                raw = handle.read()
-        except FileNotFoundError as error:
-            raise FileNotFoundError(
-                f"path_or_file: no file at {path_or_file!r}. Give the path of a "
-                "FASTA or A2M alignment (gzipped or not), or an open file."
-            ) from error
-    elif hasattr(path_or_file, "read"):
-        raw = path_or_file.read()
-        if isinstance(raw, str):
-            raw = raw.encode("latin-1")
-    else:
-        raise TypeError(
-            "path_or_file must be a path or an open file, got "
-            f"{type(path_or_file).__name__}."
-        )
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    return io.BytesIO(raw).read().splitlines()
+def _reference_columns(records):
+    """The sequences of a Stockholm alignment with a ``#=GC RF`` line cut to
+    its match columns (those RF does not mark '.', '-' or '~')."""
+    width = len(records.rf)
+    for seq_id, sequence, line in zip(
+        records.ids, records.sequences, records.lines, strict=True
+    ):
+        if len(sequence) != width:
+            raise ValueError(
+                f"path_or_file {records.name}, line {line}: sequence {seq_id!r} "
+                f"has {len(sequence)} columns, the #=GC RF line {width}. Give "
+                "every sequence and the RF line the same number of columns."
+            )
+    rf = np.frombuffer(records.rf, dtype=np.uint8)
+    match = ~np.isin(rf, np.frombuffer(b".-~", dtype=np.uint8))
+    block = np.frombuffer(b"".join(records.sequences), dtype=np.uint8)
+    kept = block.reshape(len(records.sequences), width)[:, match]
+    return [row.tobytes() for row in kept]
 
 
-def _fasta_records(lines):
-    """``(ids, chunks)``: each header without '>' and its sequence lines."""
-    ids, chunks = [], []
-    for line in lines:
-        if line.startswith(b">"):
-            ids.append(line[1:].strip().decode("latin-1"))
-            chunks.append([])
-        elif line.strip():
-            chunks[-1].append(line.strip())
-    return ids, chunks
-
-
-def _plain_records(lines):
-    """``(ids, chunks)`` of a plain alignment (PSICOV's and freecontact's
-    ``.aln``): one aligned sequence per line, ids its number from 1."""
-    rows = [line.strip() for line in lines if line.strip()]
-    if any(row.startswith(b">") for row in rows):
+def _encode(records, sequences, table):
+    """``(codes, n_unknown)``: the ``(n, L)`` uint8 codes of ``sequences`` (the
+    bytes of each record), every row checked to have ``L`` aligned columns."""
+    n = len(sequences)
+    lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=n)
+    check_memory(
+        int(lengths.sum()) * 12,
+        f"An alignment of {int(lengths.sum())} letters",
+        "Read a smaller alignment, or split the file.",
+    )
+    codes = table[np.frombuffer(b"".join(sequences), dtype=np.uint8)]
+    aligned = (codes >= 0) | (codes == -2)  # inserts and white space dropped
+    widths = np.bincount(np.repeat(np.arange(n), lengths)[aligned], minlength=n)
+    width = int(widths[0])
+    if width == 0:
         raise ValueError(
-            "path_or_file mixes plain sequence lines with FASTA headers: in "
-            "FASTA the first non-empty line starts with '>'; in a plain "
-            "alignment no line does."
+            f"path_or_file {records.name}, line {records.lines[0]}: the first "
+            "sequence has no aligned columns (every letter was lowercase or '.', "
+            "which A2M, A3M and Stockholm without #=GC RF read as inserts). "
+            "Upper-case the match columns."
         )
-    return [str(k) for k in range(1, len(rows) + 1)], [[row] for row in rows]
+    bad = np.flatnonzero(widths != width)
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(
+            f"path_or_file {records.name}, line {records.lines[k]}: sequence "
+            f"{records.ids[k]!r} has {widths[k]} aligned columns, the first "
+            f"sequence {width}: the file is not an alignment (in A2M, A3M and "
+            "Stockholm without #=GC RF, lowercase letters and '.' are insert "
+            "columns and are dropped). Give every sequence the same match columns."
+        )
+    codes = codes[aligned]
+    unknown = codes == -2
+    codes[unknown] = 0
+    return codes.astype(np.uint8).reshape(n, width), int(unknown.sum())
 
 
 def parse_alignment(path_or_file, symbols):
-    """``(codes, ids, n_unknown)`` of a FASTA / A2M alignment, or of a plain
-    one (no line starts with '>'; ids '1', '2', ...)."""
-    lines = _open_text(path_or_file)
-    first = next((line for line in lines if line.strip()), None)
-    if first is None:
-        raise ValueError("path_or_file holds no sequence (it is empty).")
-    if first.startswith(b">"):
-        ids, chunks = _fasta_records(lines)
-    else:
-        ids, chunks = _plain_records(lines)
-    table = _code_table(symbols, rna=symbols in (ALPHABETS["rna"],))
-    rows = []
-    n_unknown = 0
-    width = None
-    for name, chunk in zip(ids, chunks, strict=True):
-        raw = np.frombuffer(b"".join(chunk), dtype=np.uint8)
-        codes = table[raw]
-        codes = codes[codes != -3]
-        codes = codes[codes != -1]  # A2M insert columns
-        unknown = codes == -2
-        n_unknown += int(unknown.sum())
-        codes[unknown] = 0
-        if width is None:
-            width = codes.size
-        elif codes.size != width:
-            raise ValueError(
-                f"sequence {name!r} has {codes.size} aligned columns, the first "
-                f"sequence {width}: the file is not an alignment (in A2M, "
-                "lowercase letters and '.' are insert columns and are dropped)."
-            )
-        rows.append(codes)
-    if width == 0:
+    """``(codes, ids, n_unknown)`` of an alignment file in any format that
+    ``alignment_formats`` reads."""
+    text, name = read_source(path_or_file)
+    records = split_records(text, name)
+    if not records.sequences:
         raise ValueError(
-            "path_or_file has no aligned columns (every letter was lowercase or '.', "
-            "which A2M reads as inserts). Upper-case the match columns."
+            f"path_or_file {name} holds no sequence (only annotations or an "
+            "empty Stockholm block): give an alignment with sequences."
         )
-    return np.array(rows, dtype=np.uint8), ids, n_unknown
+    rna = symbols in (ALPHABETS["rna"],)
+    if records.rf is not None:
+        sequences = _reference_columns(records)
+        table = _code_table(symbols, rna, inserts=False)
+    else:
+        sequences, table = records.sequences, _code_table(symbols, rna)
+    X, n_unknown = _encode(records, sequences, table)
+    return X, records.ids, n_unknown
 
 
 def read_alignment(path_or_file, alphabet="protein"):

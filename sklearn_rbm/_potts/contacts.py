@@ -6,13 +6,27 @@ RBM's effective couplings)."""
 
 import numpy as np
 
+#: Scores beyond this magnitude are corrected at a smaller scale: the product
+#: of two row means squares them, which overflows float64 past ~1e154.
+_LARGEST_UNSCALED = 1e100
+
 
 def average_product_correction(scores):
     """``S_ij - S_i. S_.j / S_..`` with means over the off-diagonal entries
-    (Dunn, Wahl & Gloor 2008, as plmc computes it); zero diagonal."""
+    (Dunn, Wahl & Gloor 2008, as plmc computes it); zero diagonal.
+
+    The correction is homogeneous of degree one in ``S``: scores of
+    magnitude beyond ``_LARGEST_UNSCALED`` are divided by their largest
+    magnitude first and the result multiplied back, so that huge finite
+    scores give finite corrections (smaller ones are computed unscaled, as
+    before)."""
     L = scores.shape[0]
     S = np.array(scores, dtype=np.float64)
     np.fill_diagonal(S, 0.0)
+    largest = float(np.max(np.abs(S))) if S.size else 0.0
+    scale = largest if largest > _LARGEST_UNSCALED else 1.0
+    if scale != 1.0:
+        S /= scale
     row_mean = S.sum(axis=1) / (L - 1)
     overall = S.sum() / (L * (L - 1))
     if overall == 0.0:
@@ -20,6 +34,8 @@ def average_product_correction(scores):
     else:
         corrected = S - np.outer(row_mean, row_mean) / overall
     np.fill_diagonal(corrected, 0.0)
+    if scale != 1.0:
+        corrected *= scale
     return corrected
 
 
@@ -43,9 +59,11 @@ def ranked_pairs(scores, min_separation):
 
 
 def precision_at(scores, contacts, n_top, min_separation):
-    """Fraction of the ``n_top`` best-scored pairs that are contacts."""
+    """Fraction of the ``n_top`` best-scored pairs that are contacts, and the
+    number of pairs ranked (fewer than ``n_top`` when few pairs are
+    ``min_separation`` apart, or none: the caller checks)."""
     pairs, _ = ranked_pairs(scores, min_separation)
     top = pairs[: int(n_top)]
     if top.shape[0] == 0:
-        return 0.0
-    return float(np.mean(contacts[top[:, 0], top[:, 1]]))
+        return 0.0, 0
+    return float(np.mean(contacts[top[:, 0], top[:, 1]])), top.shape[0]

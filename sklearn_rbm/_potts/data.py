@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .._core.utils import check_memory
+from .._core.utils import check_array_memory, check_memory
 from . import kernels
 
 #: Largest number of states: codes are stored as uint8.
@@ -20,6 +20,10 @@ def check_codes(X, name, n_states=None, dtype=np.uint8):
     first bad value and where it is, otherwise. The one check of state codes
     for every model of categorical data (the Potts model, the categorical
     RBM)."""
+    # Before any temporary: the masks below take 3 bytes a value, a float's
+    # rounding 8 and 2 more, the codes 1.
+    kind = getattr(getattr(X, "dtype", None), "kind", "f")
+    check_array_memory(X, name, 4 + 10 * (kind not in "iub"))
     X = np.asarray(X)
     if X.dtype.kind == "O":
         try:

@@ -28,6 +28,7 @@ from .._core.utils import (
     N_JOBS_CONSTRAINT,
     check_memory,
     check_sample_weight,
+    check_sampling_work,
     child_seed,
     kernel_rng,
     one_blas_thread,
@@ -70,9 +71,23 @@ def _fit_memory(n_rows, n_sites, n_states, solver, history, n_jobs=1):
 #: Largest total weight the solvers see (see ``fit``).
 _MAX_WEIGHT = 1e100
 
-#: Gibbs sampling refuses more than this many elementary operations (a few
-#: minutes on one core) in one call.
-_MAX_SAMPLING_WORK = 1e11
+
+def _unconverged_message(potts, result):
+    """Why the solver's stop is no convergence: ``max_iter`` ran out, or no
+    step could lower the objective although the minimum is not reached."""
+    if result.nit >= potts.max_iter:
+        return (
+            f"The {potts.solver} solver stopped after max_iter={potts.max_iter} "
+            "iterations before the objective's relative fall per iteration went "
+            f"below tol={potts.tol}. Increase max_iter."
+        )
+    return (
+        f"The {potts.solver} solver stopped after {result.nit} iterations: no "
+        "step lowered the objective any more, although its gradient says the "
+        f"minimum is not reached within tol={potts.tol} (objective "
+        f"{result.fun:.6g}). Use moderate penalties (lambda_h, lambda_e, alpha), "
+        "a larger tol, or another solver."
+    )
 
 
 class _Threads:
@@ -384,14 +399,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         self._forget_log_partition()
         self._ais_seed = child_seed(self.random_state)
         if not result.converged:
-            warn(
-                f"The {self.solver} solver stopped after max_iter={self.max_iter} "
-                "iterations before "
-                f"the objective's relative fall per iteration went below "
-                f"tol={self.tol}. "
-                "Increase max_iter.",
-                ConvergenceWarning,
-            )
+            warn(_unconverged_message(self, result), ConvergenceWarning)
         return self
 
     # -- queries ------------------------------------------------------------
@@ -546,15 +554,12 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
             f"sample(n_samples={n_samples}) of {L} sites",
             "Draw fewer samples, or draw them in several calls.",
         )
-        work = float(n_chains) * (burn_in + per_chain * thinning) * L * L * q
-        if work > _MAX_SAMPLING_WORK:
-            raise ValueError(
-                f"sample(n_samples={n_samples}, burn_in={burn_in}, "
-                f"thinning={thinning}) needs about {work:.1e} operations "
-                f"(sweeps x L^2 q), more than the limit {_MAX_SAMPLING_WORK:.0e} "
-                "(minutes). Draw fewer samples or use a smaller thinning, in "
-                "several calls if needed."
-            )
+        check_sampling_work(
+            float(n_chains) * (burn_in + per_chain * thinning) * L * L * q,
+            f"sample(n_samples={n_samples}, burn_in={burn_in}, "
+            f"thinning={thinning}) (sweeps x L^2 q)",
+            "Draw fewer samples or use a smaller thinning, in several calls if needed.",
+        )
         rng = kernel_rng(self.random_state if random_state is None else random_state)
         start = rng.integers(0, self.n_states_, size=(n_chains, self.n_features_in_))
         X = kernels.gibbs_sample(

@@ -23,6 +23,9 @@ class SiteObjective:
     ``theta = (h_i, W_i)``, ``W_i`` of shape (L, q, q) with ``W_i[j, b, a]``
     the coupling of ``x_i = a`` with ``x_j = b``."""
 
+    #: The arithmetic of its value and gradient (the solvers' rounding floor).
+    dtype = np.dtype(np.float64)
+
     def __init__(self, X, w, site, n_states, lambda_h, lambda_e):
         self.X, self.w, self.site, self.q = X, w, site, n_states
         self.lambda_h, self.lambda_e = lambda_h, lambda_e

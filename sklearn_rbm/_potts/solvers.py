@@ -40,6 +40,17 @@ _NEWTON_MAX_CG_STEPS = 100
 HESSIAN_ROWS_PER_SITE = 40
 
 
+def stationary(remaining_fall, value, tol, dtype):
+    """Whether a solver that can no longer lower the objective stopped at its
+    minimum: the fall still to come, as the local quadratic model predicts it
+    (``remaining_fall``), is below ``tol`` times the objective, or below the
+    rounding of the objective's ``dtype`` (no step can realise less). A line
+    search that fails far from the minimum (extreme penalties, overflow) is
+    no convergence."""
+    floor = max(tol, float(np.finfo(dtype).eps))
+    return bool(remaining_fall <= floor * max(abs(value), 1.0))
+
+
 @dataclass
 class Result:
     """What a solver returns: the parameters, the objective there, the
@@ -95,7 +106,15 @@ def _make_lbfgs(problem, options=None):
             scaled, theta0 / scaled.scale, problem.history, problem.max_iter,
             4 * problem.max_iter + 20, stop, scaled.gradient_dtype,
         )  # fmt: skip
-        converged = result.status in ("callback", "line_search")
+        # In the scaled variables the Hessian's diagonal is about 1, so the
+        # fall left to the minimum is about half the squared gradient.
+        converged = result.status == "callback" or (
+            result.status == "line_search"
+            and stationary(
+                0.5 * result.gradient_norm**2, result.fun, problem.tol,
+                problem.objective.dtype,
+            )
+        )  # fmt: skip
         theta = np.multiply(result.x, scaled.scale, out=result.x)  # L-BFGS's own
         return Result(theta, result.fun, result.nit, converged)
 
@@ -144,7 +163,9 @@ def _make_newton(problem, options=None):
     """Truncated Newton with a backtracking (Armijo) line search, stopped
     when one step lowers the objective by less than ``tol`` times its value
     (Newton's steps shrink fast near the minimum, so one step is a reliable
-    signal) or when no step lowers it."""
+    signal) or when no step lowers it: converged then only if the Newton
+    decrement (half the slope along the step, the fall the quadratic model
+    still predicts) says the minimum is reached (:func:`stationary`)."""
     objective = _divided(problem)
     diagonal = problem.diagonal / objective.unit
 
@@ -169,15 +190,18 @@ def _make_newton(problem, options=None):
                     break
                 t *= 0.5
             else:
-                break  # no step lowers the objective: converged
+                converged = stationary(
+                    -0.5 * slope * objective.unit, value * objective.unit,
+                    problem.tol, objective.objective.dtype,
+                )  # fmt: skip
+                break
             nit += 1
             fall = value - new_value
             theta, value, grad = trial, new_value, new_grad
             _report(problem, nit, value * objective.unit)
-            converged = fall <= problem.tol * max(abs(value), 1.0)
-        return Result(
-            theta, value * objective.unit, nit, converged or nit < problem.max_iter
-        )
+            # The floor 1.0 is in the objective's own units, not the divided.
+            converged = fall <= problem.tol * max(abs(value), 1.0 / objective.unit)
+        return Result(theta, value * objective.unit, nit, converged)
 
     return run
 
@@ -216,9 +240,14 @@ def _make_proximal(problem, options=None):
     objective = _divided(problem)
 
     def run(theta0):
+        unit = objective.unit
         theta, value, nit, converged = fista(
-            objective, theta0, problem.alpha / objective.unit, problem.max_iter,
-            problem.tol, lambda n, v: _report(problem, n, v * objective.unit),
+            objective, theta0, problem.alpha / unit, problem.max_iter,
+            problem.tol, lambda n, v: _report(problem, n, v * unit),
+            lambda fall, value: stationary(
+                fall * unit, value * unit, problem.tol, problem.objective.dtype
+            ),
+            unit,
         )  # fmt: skip
         return Result(theta, value * objective.unit, nit, converged)
 

@@ -33,6 +33,7 @@ from .._core.likelihood_mixin import (
 from .._core.utils import (
     FLOAT_DTYPES,
     check_memory,
+    check_sampling_work,
     hold_out,
     kernel_array,
     kernel_rng,
@@ -98,6 +99,11 @@ def parameters_of(
     b = np.array(estimator.intercept_visible_, dtype=dtype)
     c = np.array(estimator.intercept_hidden_, dtype=dtype)
     return W, b, c
+
+
+#: The fixed cost of one Gibbs step of one chain (its loop and draws), in
+#: the elementary operations of the sampling work limit.
+_STEP_OVERHEAD = 100
 
 
 class FittedRBM(
@@ -363,6 +369,16 @@ class FittedRBM(
             f"n_samples={n_samples} with {n_hidden} hidden units and "
             f"{n_features} features",
             "Draw fewer samples per call (n_samples).",
+        )
+        # A Gibbs step of a chain multiplies by the weights twice, draws every
+        # unit, and has a fixed cost that dominates tiny models.
+        step = 2 * n_hidden * n_features + n_hidden + n_features + _STEP_OVERHEAD
+        check_sampling_work(
+            float(n_rows) * n_steps * step,
+            f"sample(n_samples={n_samples}, n_steps={n_steps}, method={method!r}) "
+            f"with {n_hidden} hidden units and {n_features} features "
+            "(chains x steps x (2 weights + units + 100))",
+            "Use fewer steps (n_steps) or samples, in several calls if needed.",
         )
         V = self._visible_layer().sample_start(self, rs, n_rows)
         if method == "pt":

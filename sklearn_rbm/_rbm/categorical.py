@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._core.fit_context import fit_context
 from .._core.likelihood_mixin import check_score_settings
 from .._core.sklearn_compat import Interval, StrOptions
-from .._core.utils import FLOAT_DTYPES, check_memory
+from .._core.utils import FLOAT_DTYPES, check_array_memory, check_memory
 from .._partition.reverse_ais import likelihood_bounds
 from .._potts.contacts import coupling_scores
 from .base import FittedRBM
@@ -27,6 +27,10 @@ from .layers.site_states import encode_one_hot
 from .trainer import RBMTrainer
 
 __all__ = ["CategoricalRBM"]
+
+#: Bytes per value of the input's validation: its float64 copy (8) and the
+#: code checks' masks and rounding (14), checked before the copy is made.
+_BYTES_PER_VALUE = 22
 
 
 class CategoricalRBM(RBMTrainer, FittedRBM):
@@ -289,6 +293,14 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         return HIDDEN_UNITS[self.hidden_unit].bind(self)
 
     def _initialise(self, X, rs):
+        if self.init is not None and not isinstance(self.init, CategoricalRBM):
+            # Another RBM's weights of the same width are not categorical
+            # weights: its visible units mean something else.
+            raise TypeError(
+                f"init must be a fitted CategoricalRBM (or None), got a "
+                f"{type(self.init).__name__}: pass a CategoricalRBM fitted on "
+                "the same columns."
+            )
         # A refit with another hidden unit type drops what the previous type
         # fitted: its layer's bind() would otherwise read stale parameters.
         for layer in HIDDEN_UNITS.values():
@@ -307,6 +319,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         """Integer codes (decoded from one-hot rows with ``one_hot``) checked
         for ``fit``; the first fit (``reset``) fixes ``n_states_``."""
         check_score_settings(self)
+        check_array_memory(X, "X", _BYTES_PER_VALUE)
         X = validate_data(self, X, accept_sparse="csr" if self.one_hot else False,
                           dtype=FLOAT_DTYPES, reset=reset)  # fmt: skip
         if reset:
@@ -354,6 +367,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     def _validate_query(self, X, name="X"):
         check_is_fitted(self, "components_")
+        check_array_memory(X, name, _BYTES_PER_VALUE)
         X = validate_data(self, X, accept_sparse="csr" if self.one_hot else False,
                           dtype=FLOAT_DTYPES, reset=False)  # fmt: skip
         return self._visible_layer().check_values(X, name)

@@ -47,10 +47,13 @@ def decode_one_hot(X, site_states, what="X"):
     starts = block_starts(site_states)
     site_of = np.repeat(np.arange(n_sites), site_states)
     if sp.issparse(X):
+        # The stored entries, explicit zeros skipped by a mask: the matrix
+        # may be the caller's own (no copy made), never to be rewritten.
         X = sp.csr_matrix(X)
-        X.eliminate_zeros()
         rows = np.repeat(np.arange(n_rows), np.diff(X.indptr))
-        columns, values = X.indices.astype(np.int64), X.data
+        stored = X.data != 0
+        rows, columns, values = rows[stored], X.indices[stored], X.data[stored]
+        columns = columns.astype(np.int64)
     else:
         rows, columns = np.nonzero(X)
         values = X[rows, columns]
