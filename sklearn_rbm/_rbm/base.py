@@ -414,8 +414,9 @@ class BaseBinaryRBM(FittedRBM):
         ``upper`` comes from forward AIS (Salakhutdinov & Murray 2008) with
         ``ais_n_chains`` chains, ``ais_betas`` and the random stream fixed at
         fit time (the run :meth:`score` uses with ``score_method='ais'``),
-        taking the lower end of its ``log Z`` band; ``lower`` is the mean
-        RAISE estimate (Burda, Grosse & Salakhutdinov 2015), 10 reverse
+        taking the lower end of its ``log Z`` band rather than its estimate
+        (the upper end is not that score); ``lower`` is the mean RAISE
+        estimate (Burda, Grosse & Salakhutdinov 2015), 10 reverse
         chains per row from a base model fitted to the RBM's own samples,
         less three Monte Carlo standard errors. Each end is a bound with high
         probability; when ``ais_betas`` is a count it is doubled while the
@@ -485,7 +486,8 @@ class BaseGaussianRBM(FittedRBM):
         ``upper`` comes from forward AIS with ``ais_n_chains`` chains,
         ``ais_betas`` and the random stream fixed at fit time (the run
         :meth:`score` uses with ``score_method='ais'``), taking the lower end
-        of its ``log Z`` band; ``lower`` is the mean RAISE estimate (Burda,
+        of its ``log Z`` band rather than its estimate (the upper end is not
+        that score); ``lower`` is the mean RAISE estimate (Burda,
         Grosse & Salakhutdinov 2015), 10 reverse chains per row from
         independent Gaussians fitted to the RBM's own samples, less three
         Monte Carlo standard errors. Each end is a bound with high
