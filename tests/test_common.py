@@ -39,6 +39,7 @@ from sklearn_rbm import (
     DCPBernoulliRBM,
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
+    PottsBoltzmannMachine,
     PottsPseudoLikelihood,
 )
 from sklearn_rbm._core.engine import EpochTrainingMixin
@@ -218,6 +219,7 @@ DOMAINS = {
     FrankWolfeRBM: {"map_X": _unit_interval_X},
     FVBMPseudoLikelihood: {"map_X": _binarised_X},
     PottsPseudoLikelihood: {"map_X": _codes_X},
+    PottsBoltzmannMachine: {"map_X": _codes_X},
     ConditionalRBMRegressor: {"map_X": _standardised_X, "map_y": _binary_y},
 }
 
