@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 
-from sklearn_rbm import PottsBoltzmannMachine
+from sklearn_rbm import PottsBoltzmannMachine, PottsPseudoLikelihood
 from sklearn_rbm._potts.chains import gibbs_sweeps
 from sklearn_rbm.sequences import (
     compare_correlations,
@@ -80,13 +80,17 @@ def fresh_samples(bm, n_snapshots=4, sweeps_between=10, seed=1):
     return np.vstack(snapshots)
 
 
-def run_ours(X, w, threads, contacts):
+def run_ours(X, w, threads, contacts, init="independent"):
     warm = PottsBoltzmannMachine(n_states=21, n_chains=64, max_iter=2, n_jobs=threads)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         warm.fit(X[:200])  # compiles the kernels
-    bm = PottsBoltzmannMachine(n_states=21, n_jobs=threads, random_state=0)
     wall, cpu = time.perf_counter(), time.process_time()
+    if init == "plm":  # the pseudo-likelihood fit is part of the time
+        init = PottsPseudoLikelihood(n_states=21, n_jobs=threads).fit(
+            X, sample_weight=w
+        )
+    bm = PottsBoltzmannMachine(n_states=21, n_jobs=threads, random_state=0, init=init)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bm.fit(X, sample_weight=w)
@@ -94,7 +98,11 @@ def run_ours(X, w, threads, contacts):
     samples = fresh_samples(bm)
     check = compare_correlations(X, samples, sample_weight=w, n_states=21)
     L = X.shape[1]
-    ppv = contact_precision(bm.contact_scores(), contacts, L) if contacts is not None else float("nan")
+    ppv = (
+        contact_precision(bm.contact_scores(), contacts, L)
+        if contacts is not None
+        else float("nan")
+    )
     print(f"ours ({threads} threads): fit {wall:.1f} s wall, {cpu:.1f} s CPU, "
           f"{bm.n_iter_} updates, last Pearson {bm.history_['pearson'][-1]:.4f} "
           f"slope {bm.history_['slope'][-1]:.3f}")  # fmt: skip
@@ -102,7 +110,7 @@ def run_ours(X, w, threads, contacts):
           f"{check.pearson:.4f} slope {check.slope:.3f}; three-site Pearson "
           f"{check.pearson_three_site:.4f} slope {check.slope_three_site:.3f}; "
           f"PPV@L {ppv:.3f}")  # fmt: skip
-    return wall, bm
+    return wall, cpu, bm
 
 
 def run_adabmdca(program, fasta, arguments, target, cap, log_path):
@@ -114,7 +122,9 @@ def run_adabmdca(program, fasta, arguments, target, cap, log_path):
     started = time.perf_counter()
     reached, last = None, float("nan")
     with open(log_path, "w") as log:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=folder)
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, text=True, cwd=folder
+        )
         for line in process.stdout:
             log.write(line)
             log.flush()
@@ -143,6 +153,13 @@ def main():
     parser.add_argument("--target", type=float, default=0.95)
     parser.add_argument("--cap", type=float, default=1800.0)
     parser.add_argument("--log", default="adabmdca.log")
+    parser.add_argument("--init", choices=("independent", "plm"), default="independent")
+    parser.add_argument(
+        "--adabmdca-log",
+        default=None,
+        help="read adabmDCA's progress from the stdout log of an "
+        "earlier run (-z 1) instead of running it",
+    )
     args = parser.parse_args()
 
     X, _ = read_alignment(args.alignment)
@@ -150,7 +167,28 @@ def main():
     contacts = None if args.struct == "none" else contact_map(args.struct, X.shape[1])
     print(f"{args.alignment}: {X.shape[0]} sequences x {X.shape[1]} columns, "
           f"N_eff {w.sum():.0f}")  # fmt: skip
-    ours, _ = run_ours(X, w, args.threads, contacts)
+    ours, ours_cpu, _ = run_ours(X, w, args.threads, contacts, args.init)
+    if args.adabmdca_log:
+        reached, last, elapsed = None, float("nan"), float("nan")
+        with open(args.adabmdca_log) as log:
+            for line in log:
+                match = _LINE.search(line)
+                if match:
+                    elapsed, last = float(match.group(2)), float(match.group(3))
+                    if last >= args.target and reached is None:
+                        reached = elapsed
+        if reached is not None:
+            print(
+                f"adabmDCA (log {args.adabmdca_log}): Pearson {args.target} after "
+                f"{reached:.0f} s; ratio ours / adabmDCA: {ours / reached:.4f}"
+            )
+        else:
+            print(
+                f"adabmDCA (log {args.adabmdca_log}): Pearson {last:.3f} after "
+                f"{elapsed:.0f} s, target not reached; ratio ours / adabmDCA: "
+                f"< {ours / elapsed:.4f}"
+            )
+        return
     if not args.adabmdca:
         print("adabmDCA not given (--adabmdca or ADABMDCA): ours only.")
         return
@@ -165,13 +203,17 @@ def main():
         args.adabmdca, fasta, args.adabmdca_args, args.target, args.cap, args.log
     )
     if reached is not None:
-        print(f"adabmDCA ({args.adabmdca_args}; 1 thread): Pearson {args.target} "
-              f"after {reached:.0f} s (process {wall:.0f} s wall, {cpu:.0f} s CPU)")
+        print(
+            f"adabmDCA ({args.adabmdca_args}; 1 thread): Pearson {args.target} "
+            f"after {reached:.0f} s (process {wall:.0f} s wall, {cpu:.0f} s CPU)"
+        )
         print(f"ratio ours / adabmDCA: {ours / reached:.4f}")
     else:
-        print(f"adabmDCA ({args.adabmdca_args}; 1 thread): Pearson {last:.3f} by the "
-              f"cap of {args.cap:.0f} s ({cpu:.0f} s CPU); target {args.target} not "
-              "reached")
+        print(
+            f"adabmDCA ({args.adabmdca_args}; 1 thread): Pearson {last:.3f} by the "
+            f"cap of {args.cap:.0f} s ({cpu:.0f} s CPU); target {args.target} not "
+            "reached"
+        )
         print(f"ratio ours / adabmDCA: < {ours / wall:.4f}")  # fmt: skip
 
 

@@ -372,9 +372,7 @@ def connected_correlations(X, sample_weight=None, *, n_states=None, pseudocount=
     >>> C[0, 1].tolist()
     [[0.25, -0.25], [-0.25, 0.25]]
     """
-    f1, f2 = frequencies(
-        X, sample_weight, n_states=n_states, pseudocount=pseudocount
-    )
+    f1, f2 = frequencies(X, sample_weight, n_states=n_states, pseudocount=pseudocount)
     C = f2 - f1[:, None, :, None] * f1[None, :, None, :]
     sites = np.arange(f1.shape[0])
     C[sites, sites] = 0.0

@@ -83,8 +83,8 @@ INSTANCES = [
     ),
     PottsPseudoLikelihood(lambda_e=1.0, alpha=1.0, solver="proximal", random_state=0),
     # Maximum likelihood on persistent chains; the L1 penalty's proximal step.
-    PottsBoltzmannMachine(n_chains=500, random_state=0),
-    PottsBoltzmannMachine(n_chains=500, l1=0.01, l2=0.01, random_state=0),
+    PottsBoltzmannMachine(n_chains=200, max_iter=20, random_state=0),
+    PottsBoltzmannMachine(n_chains=200, max_iter=20, l1=0.01, l2=0.01, random_state=0),
     *(
         CategoricalRBM(
             n_components=4, solver=solver, n_iter=3, batch_size=10, random_state=0

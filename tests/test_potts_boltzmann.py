@@ -73,7 +73,7 @@ def _data(seed=0, n=3000):
 
 def _fit(X, **settings):
     settings = {
-        "n_chains": 8000, "learning_rate": 0.3, "target_pearson": 1.0,
+        "n_chains": 8000, "learning_rate": 0.03, "target_pearson": 1.0,
         "max_iter": 400, "random_state": 0, **settings,
     }  # fmt: skip
     with warnings.catch_warnings():
@@ -210,7 +210,8 @@ def test_stops_at_target_and_records_history():
     bm.fit(X)
     history = bm.history_
     assert bm.n_iter_ == history["pearson"].size < bm.max_iter
-    assert history["pearson"][-1] >= 0.9 > history["pearson"][:-1].max()
+    reached = (history["pearson"] >= 0.9) & (np.abs(history["slope"] - 1) <= 0.1)
+    assert reached[-1] and not reached[:-1].any()
     assert np.all(np.diff(history["time"]) >= 0)
     # The chains are samples of the fitted model: they pass the generative check.
     check = compare_correlations(X, bm.chains_, n_triplets=2000)
@@ -334,7 +335,8 @@ def test_parse_mutations():
     assert parsed[1][0].tolist() == [0, 4] and parsed[1][1].tolist() == [1, 19]
     codes = np.array(["-ACDEFGHIKLMNPQRSTVWY".index(c) for c in wild])
     assert parse_mutations("C3A", codes)[0][0].tolist() == [2]
-    with pytest.raises(ValueError, match="wild type has 'L'.*'A2V'"):
+    mismatch = "'A2V' says residue 2 is 'A', but the wild type has 'L'"
+    with pytest.raises(ValueError, match=mismatch):
         parse_mutations("A2V", wild)
     with pytest.raises(ValueError, match="position 9 of 'K9A' is out of range"):
         parse_mutations("K9A", wild)
