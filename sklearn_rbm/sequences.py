@@ -34,7 +34,7 @@ parse_mutations
 """
 
 import numbers
-from collections import namedtuple as _namedtuple
+from typing import NamedTuple as _NamedTuple
 
 import numpy as np
 from sklearn.utils import check_random_state as _check_random_state
@@ -261,12 +261,32 @@ def contact_precision(scores, contacts, n_top, *, min_separation=5):
 
 # -- generative checks and mutation effects (Boltzmann-machine learning) ------
 
-#: The comparison of a data set's correlations with a model's samples
-#: (:func:`compare_correlations`).
-CorrelationComparison = _namedtuple(
-    "CorrelationComparison",
-    ["pearson", "slope", "pearson_three_site", "slope_three_site"],
-)
+
+class CorrelationComparison(_NamedTuple):
+    """How well samples reproduce a data set's connected correlations.
+
+    The result of :func:`compare_correlations`; a named tuple, its fields
+    read back as attributes of the same names.
+
+    Parameters
+    ----------
+    pearson : float
+        Pearson correlation of the samples' connected two-site correlations
+        with the data's.
+    slope : float
+        Least-squares slope of the samples' against the data's (1: the same
+        scale).
+    pearson_three_site : float
+        Pearson correlation of the connected three-site correlations over
+        the random entries (NaN when none were drawn).
+    slope_three_site : float
+        Their slope.
+    """
+
+    pearson: float
+    slope: float
+    pearson_three_site: float
+    slope_three_site: float
 
 
 def _weights_of(sample_weight, n, name="sample_weight"):

@@ -116,14 +116,17 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     The model of :class:`PottsPseudoLikelihood`, ``P(x) = exp(sum_i h_i(x_i)
     + sum_{i<j} J_ij(x_i, x_j)) / Z``, fitted by Boltzmann-machine learning
     (bmDCA, Figliuzzi, Barrat-Charlaix & Weigt 2018; adabmDCA, Muntoni et
-    al. 2021): gradient ascent on the weighted mean log-likelihood, whose
-    gradient is the data's one- and two-site frequencies ``f_i(a), f_ij(a,
-    b)`` (with a pseudocount) minus the model's, the latter estimated on
-    ``n_chains`` persistent Gibbs chains swept ``n_sweeps`` times per
-    update. It stops when the connected correlations ``C_ij(a, b) = f_ij(a,
-    b) - f_i(a) f_j(b)`` of the chains reach a Pearson correlation of
-    ``target_pearson`` with the data's (adabmDCA's criterion): the model is
-    generative, its samples reproduce the family's statistics, which a
+    al. 2021): ascent of the weighted mean log-likelihood, whose gradient
+    is the data's one- and two-site frequencies ``f_i(a), f_ij(a, b)``
+    (with a pseudocount) minus the model's, the latter averaged over the
+    ``n_sweeps`` sweeps of ``n_chains`` persistent Gibbs chains between two
+    updates; each parameter's step is normalised by its gradient's running
+    scale (RMSprop, Tieleman & Hinton 2012), the rate decaying as ``1 /
+    sqrt(1 + t / 100)``. It stops when the connected correlations ``C_ij(a,
+    b) = f_ij(a, b) - f_i(a) f_j(b)`` of the chains reach a Pearson
+    correlation of ``target_pearson`` with the data's (adabmDCA's criterion)
+    with a slope within ``slope_tolerance`` of one: the model is generative,
+    its samples reproduce the family's statistics, which a
     pseudo-likelihood model's do not.
 
     The chains run in parallel threads (``n_jobs``), each with its own
@@ -135,15 +138,18 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     ----------
     n_states : int or None, default=None
         Number of states ``q``; None takes ``max(X) + 1`` at fit (at least 2).
-    n_chains : int, default=5000
+    n_chains : int, default=8000
         Number of persistent chains (adabmDCA's ``nchains``): the model's
         frequencies are their means, so their noise, about ``sqrt(f /
         n_chains)``, bounds the Pearson correlation the fit can measure.
-    n_sweeps : int, default=2
+    n_sweeps : int, default=10
         Gibbs sweeps of every chain between two updates (adabmDCA's
-        ``nsweeps``).
-    learning_rate : float, default=0.05
-        Step of the gradient ascent on the fields and the couplings.
+        ``nsweeps``); the model's statistics average the states of all of
+        them.
+    learning_rate : float, default=0.01
+        Initial step of every parameter in units of its gradient's running
+        scale (RMSprop): about the change of a field or coupling per
+        update.
     l2 : float, default=0.0
         L2 penalty ``l2 sum_{i<j} ||J_ij||^2`` on the couplings, relative to
         the mean log-likelihood per (weighted) sequence.
@@ -156,7 +162,12 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         sample weights).
     target_pearson : float, default=0.95
         Stop when the Pearson correlation of the chains' connected
-        correlations with the data's reaches it.
+        correlations with the data's reaches it (and the slope is close to
+        one).
+    slope_tolerance : float, default=0.1
+        Stop only when the slope of the chains' connected correlations
+        against the data's is within this distance of 1 (Pearson's
+        correlation alone ignores the correlations' scale).
     max_iter : int, default=2000
         Largest number of updates; reaching it warns (``ConvergenceWarning``).
     init : 'independent' or fitted Potts estimator, default='independent'
@@ -220,6 +231,10 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     A. P. Muntoni, A. Pagnani, M. Weigt and F. Zamponi (2021). adabmDCA:
     adaptive Boltzmann machine learning for biological sequences. BMC
     Bioinformatics 22, 528.
+
+    T. Tieleman and G. Hinton (2012). Lecture 6.5, RMSprop: divide the
+    gradient by a running average of its recent magnitude. COURSERA: Neural
+    Networks for Machine Learning.
 
     Examples
     --------
