@@ -406,7 +406,7 @@ def connected_correlations(X, sample_weight=None, *, n_states=None, pseudocount=
         "sample_weight": ["array-like", None],
         "n_states": [Interval(numbers.Integral, 2, 255, closed="both"), None],
         "pseudocount": [Interval(numbers.Real, 0, 1, closed="both"), None],
-        "n_triplets": [Interval(numbers.Integral, 0, 10**7, closed="both")],
+        "n_triplets": [Interval(numbers.Integral, 1, 10**7, closed="both")],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
@@ -450,8 +450,7 @@ def compare_correlations(
         data's inverse total weight, adabmDCA's default). The samples get
         none.
     n_triplets : int, default=10000
-        Random three-site entries compared (0: none, the three-site results
-        are NaN).
+        Random three-site entries compared.
     random_state : int, RandomState instance or None, default=0
         Chooses the three-site entries.
 
@@ -490,19 +489,19 @@ def compare_correlations(
     pi = 1.0 / float(w.sum()) if pseudocount is None else float(pseudocount)
     pi = min(pi, 1.0)
     L = X.shape[1]
+    if L < 3:
+        raise ValueError(f"X has {L} columns: the three-site check needs at least 3.")
     rows, cols = np.triu_indices(L, k=1)
     data = _statistics.connected(*_statistics.frequencies(X, w, q, pi), rows, cols)
     ones = np.ones(S.shape[0])
     model = _statistics.connected(*_statistics.frequencies(S, ones, q), rows, cols)
     pearson, slope = _statistics.pearson_slope(data, model)
-    pearson3 = slope3 = float("nan")
-    if n_triplets and L >= 3:
-        rng = _check_random_state(random_state)
-        generator = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
-        sites, states = _statistics.random_triplets(L, q, n_triplets, generator)
-        data3 = _statistics.three_site_connected(X, w, sites, states)
-        model3 = _statistics.three_site_connected(S, ones, sites, states)
-        pearson3, slope3 = _statistics.pearson_slope(data3, model3)
+    rng = _check_random_state(random_state)
+    generator = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+    sites, states = _statistics.random_triplets(L, q, n_triplets, generator)
+    data3 = _statistics.three_site_connected(X, w, sites, states)
+    model3 = _statistics.three_site_connected(S, ones, sites, states)
+    pearson3, slope3 = _statistics.pearson_slope(data3, model3)
     return CorrelationComparison(
         float(pearson), float(slope), float(pearson3), float(slope3)
     )

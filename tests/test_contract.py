@@ -129,6 +129,8 @@ SIZE_PARAMETERS = {
     "max_components",
     "n_samples_per_step",
     "history",
+    "n_chains",
+    "n_sweeps",
 }
 #: Integer hyperparameters that count work (epochs, iterations, steps): 10**9
 #: is the user's time budget, not an allocation; out-of-range values are errors.

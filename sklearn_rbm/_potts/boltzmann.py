@@ -59,6 +59,9 @@ def log_likelihood_gradient(f1, f2, p1, p2, J, l2):
 #: sqrt(1 + t / _DECAY_UPDATES)`` at update ``t``.
 _DECAY_UPDATES = 100.0
 
+#: Largest parameter magnitude of a fit that has not diverged.
+_LARGEST = 1e30
+
 
 class _RMSprop:
     """Per-parameter steps ``rate / (sqrt(v) + eps)``, ``v`` the bias-corrected
@@ -364,11 +367,12 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         L = X.shape[1]
         # J, its gradient, two frequency tensors and the sampler's float32 copy.
         check_memory(
-            int(4.5 * L * L * q * q * 8) + self.n_chains * L * 2,
-            f"A Boltzmann-machine fit of L={L} sites, q={q} states and "
-            f"n_chains={self.n_chains}",
-            "It needs about 4.5 * L^2 * q^2 * 8 bytes plus n_chains * L: fit "
-            "fewer sites (columns), a smaller alphabet or fewer chains.",
+            int(4.5 * L * L * q * q * 8) + self.n_chains * L * (self.n_sweeps + 9),
+            f"A Boltzmann-machine fit of L={L} sites, q={q} states, "
+            f"n_chains={self.n_chains} and n_sweeps={self.n_sweeps}",
+            "It needs about 4.5 * L^2 * q^2 * 8 bytes plus n_chains * L * "
+            "(n_sweeps + 9): fit fewer sites (columns), a smaller alphabet, "
+            "fewer chains or fewer sweeps per update.",
         )
         weights = check_sample_weight(sample_weight, X.shape[0])
         if weights is None:
@@ -435,11 +439,13 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                         # optimiser's diagonal metric: each entry's threshold
                         # is its step.
                         _soft_threshold(J, step_J * self.l1)
-                if not (np.all(np.isfinite(h)) and np.all(np.isfinite(J))):
+                # NaN fails the comparison too; beyond 1e30 the sampler's
+                # float32 copy would overflow.
+                if not (np.abs(h).max() < _LARGEST and np.abs(J).max() < _LARGEST):
                     raise FloatingPointError(
                         f"The Boltzmann-machine fit diverged at update "
-                        f"{iteration + 1} (non-finite parameters): decrease "
-                        f"learning_rate={self.learning_rate}."
+                        f"{iteration + 1} (parameters beyond {_LARGEST:.0e} or "
+                        f"not finite): decrease learning_rate={self.learning_rate}."
                     )
         self.intercept_, self.coupling_ = zero_sum_gauge(h, J, overwrite=True)
         self.chains_ = chains

@@ -103,20 +103,22 @@ def parse_mutations(mutations, wild_type, offset=1, alphabet="protein"):
                 raise ValueError(
                     f"mutations: position {number} of {label!r} is out of range: "
                     f"with offset={offset} the {L} columns are residues {offset} "
-                    f"to {offset + L - 1}. Check offset (the residue number of "
-                    "the first column)."
+                    f"to {offset + L - 1}. Set offset to the residue number of "
+                    "the first column."
                 )
             for letter in (before, after):
                 if letter not in symbols:
                     raise ValueError(
                         f"mutations: unknown letter {letter!r} in {label!r}; the "
-                        f"alphabet is {symbols!r}."
+                        f"alphabet is {symbols!r}: use its letters, or set "
+                        "alphabet."
                     )
             if symbols[s[column]] != before:
                 raise ValueError(
                     f"mutations: {label!r} says residue {number} is {before!r}, "
                     f"but the wild type has {symbols[s[column]]!r} there (column "
-                    f"{column}). Check offset and the wild-type sequence."
+                    f"{column}). Give the wild type of the alignment, and set "
+                    "offset to the residue number of its first column."
                 )
             positions.append(column)
             states.append(symbols.index(after))
