@@ -80,7 +80,7 @@ def fresh_samples(bm, n_snapshots=4, sweeps_between=10, seed=1):
     return np.vstack(snapshots)
 
 
-def run_ours(X, w, threads, contacts, init="independent"):
+def run_ours(X, w, threads, contacts, init="independent", learning_rate=None):
     warm = PottsBoltzmannMachine(n_states=21, n_chains=64, max_iter=2, n_jobs=threads)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -91,6 +91,8 @@ def run_ours(X, w, threads, contacts, init="independent"):
             X, sample_weight=w
         )
     bm = PottsBoltzmannMachine(n_states=21, n_jobs=threads, random_state=0, init=init)
+    if learning_rate is not None:
+        bm.set_params(learning_rate=learning_rate)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bm.fit(X, sample_weight=w)
@@ -154,6 +156,7 @@ def main():
     parser.add_argument("--cap", type=float, default=1800.0)
     parser.add_argument("--log", default="adabmdca.log")
     parser.add_argument("--init", choices=("independent", "plm"), default="independent")
+    parser.add_argument("--learning-rate", type=float, default=None)
     parser.add_argument(
         "--adabmdca-log",
         default=None,
@@ -167,7 +170,9 @@ def main():
     contacts = None if args.struct == "none" else contact_map(args.struct, X.shape[1])
     print(f"{args.alignment}: {X.shape[0]} sequences x {X.shape[1]} columns, "
           f"N_eff {w.sum():.0f}")  # fmt: skip
-    ours, ours_cpu, _ = run_ours(X, w, args.threads, contacts, args.init)
+    ours, ours_cpu, _ = run_ours(
+        X, w, args.threads, contacts, args.init, args.learning_rate
+    )
     if args.adabmdca_log:
         reached, last, elapsed = None, float("nan"), float("nan")
         with open(args.adabmdca_log) as log:
