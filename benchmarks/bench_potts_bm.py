@@ -20,6 +20,10 @@ sampling times, ``-P -G -L -e 2 -t 2 -s 1000 -n 10``, the fastest of its
 documented settings found here; its README's adaptive sampling took 20-25 s
 an iteration) until it reaches the target or ``--cap`` seconds. Printed:
 
+``--init plm`` starts from a :class:`PottsPseudoLikelihood` fit (its time
+included), whose default learning rate is then 0.002; ``--init independent``
+(the default) starts from the independent-site model.
+
 * ours: wall and CPU seconds of the fit with default settings (numba compile
   excluded: a warm-up fit on a few rows compiles first), updates, the fit's
   last Pearson and slope, then the generative check on fresh samples (the

@@ -59,6 +59,11 @@ def log_likelihood_gradient(f1, f2, p1, p2, J, l2):
 #: sqrt(1 + t / _DECAY_UPDATES)`` at update ``t``.
 _DECAY_UPDATES = 100.0
 
+#: The default learning rates from the independent-site model and from a
+#: fitted model (measured on PF00014: from a pseudo-likelihood fit, 0.002
+#: gives fresh samples a Pearson correlation of 0.97, 0.005 of 0.89).
+_RATE_COLD, _RATE_WARM = 0.01, 0.002
+
 #: Largest parameter magnitude of a fit that has not diverged.
 _LARGEST = 1e30
 
@@ -149,10 +154,13 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         Gibbs sweeps of every chain between two updates (adabmDCA's
         ``nsweeps``); the model's statistics average the states of all of
         them.
-    learning_rate : float, default=0.01
+    learning_rate : float or None, default=None
         Initial step of every parameter in units of its gradient's running
         scale (RMSprop): about the change of a field or coupling per
-        update.
+        update. None is 0.01 from the independent-site model and 0.002 from
+        a fitted model (``init``): near the optimum a smaller rate keeps the
+        persistent chains at the model's equilibrium, so that fresh samples
+        reproduce the data as well as the chains did.
     l2 : float, default=0.0
         L2 penalty ``l2 sum_{i<j} ||J_ij||^2`` on the couplings, relative to
         the mean log-likelihood per (weighted) sequence.
@@ -257,7 +265,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         "n_states": [Interval(numbers.Integral, 2, MAX_STATES, closed="both"), None],
         "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
         "n_sweeps": [Interval(numbers.Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "l2": [Interval(numbers.Real, 0, None, closed="left")],
         "l1": [Interval(numbers.Real, 0, None, closed="left")],
         "pseudocount": [Interval(numbers.Real, 0, 1, closed="left"), None],
@@ -277,7 +285,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         n_states=None,
         n_chains=8000,
         n_sweeps=10,
-        learning_rate=0.01,
+        learning_rate=None,
         l2=0.0,
         l1=0.0,
         pseudocount=None,
@@ -397,7 +405,10 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         optimiser = _RMSprop(h.shape, J.shape)
         pair_rows, pair_cols = np.triu_indices(L, k=1)
         data_connected = connected(f1, f2, pair_rows, pair_cols)
-        lr = float(self.learning_rate)
+        if self.learning_rate is not None:
+            lr = float(self.learning_rate)
+        else:
+            lr = _RATE_COLD if isinstance(self.init, str) else _RATE_WARM
         history = {"pearson": [], "slope": [], "time": []}
         started = time.perf_counter()
         converged = False
@@ -445,7 +456,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                     raise FloatingPointError(
                         f"The Boltzmann-machine fit diverged at update "
                         f"{iteration + 1} (parameters beyond {_LARGEST:.0e} or "
-                        f"not finite): decrease learning_rate={self.learning_rate}."
+                        f"not finite): decrease learning_rate={lr}."
                     )
         self.intercept_, self.coupling_ = zero_sum_gauge(h, J, overwrite=True)
         self.chains_ = chains
