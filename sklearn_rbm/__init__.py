@@ -19,6 +19,9 @@ FVBMPseudoLikelihood
 PottsPseudoLikelihood
     Potts model of categorical sequences (direct coupling analysis) fitted
     by maximum pseudo-likelihood, as plmc.
+PottsBoltzmannMachine
+    Potts model fitted by maximum likelihood on persistent Gibbs chains
+    (Boltzmann-machine learning, as bmDCA and adabmDCA): generative.
 GaussianBernoulliRBM
     RBM with real-valued (Gaussian) visible units, trained by the solvers of
     DCPBernoulliRBM, scored by its log-density.
@@ -34,6 +37,7 @@ arithmetic lives in numba kernels beside each family and under
 from ._conditional.estimator import ConditionalRBMRegressor
 from ._frank_wolfe.estimator import FrankWolfeRBM
 from ._fvbm.estimator import FVBMPseudoLikelihood, MPLEDoesNotExistWarning
+from ._potts.boltzmann import PottsBoltzmannMachine
 from ._potts.estimator import PottsPseudoLikelihood
 from ._rbm.bernoulli import DCPBernoulliRBM
 from ._rbm.categorical import CategoricalRBM
@@ -49,5 +53,6 @@ __all__ = [
     "FVBMPseudoLikelihood",
     "GaussianBernoulliRBM",
     "MPLEDoesNotExistWarning",
+    "PottsBoltzmannMachine",
     "PottsPseudoLikelihood",
 ]

@@ -25,22 +25,39 @@ top_contacts
     Pairs ranked by score, with a minimum separation along the chain.
 contact_precision
     The fraction of the top-ranked pairs that are contacts (PPV@k).
+frequencies, connected_correlations
+    Weighted one- and two-site frequencies, connected correlations.
+compare_correlations
+    The generative check: a model's samples against the data's two- and
+    three-site connected correlations (Pearson, slope).
+parse_mutations
+    Mutation labels ("A23V", "A23V:G45D") to columns and states.
 """
 
 import numbers
+from typing import NamedTuple as _NamedTuple
 
 import numpy as np
+from sklearn.utils import check_random_state as _check_random_state
 
 from ._core.sklearn_compat import Interval, validate_params
 from ._core.utils import check_named_array, warn
+from ._core.utils import check_sample_weight as _check_sample_weight
 from ._potts import alignment as _alignment
 from ._potts import contacts as _contacts
 from ._potts import data as _data
+from ._potts import mutations as _mutations
+from ._potts import statistics as _statistics
 
 __all__ = [
     "ALPHABETS",
     "apc",
+    "compare_correlations",
+    "connected_correlations",
     "contact_precision",
+    "CorrelationComparison",
+    "frequencies",
+    "parse_mutations",
     "read_alignment",
     "sequence_weights",
     "top_contacts",
@@ -286,3 +303,299 @@ def contact_precision(scores, contacts, n_top, *, min_separation=5):
     )
     _check_ranked(n_ranked, S.shape[0], n_top, min_separation)
     return precision
+
+
+# -- generative checks and mutation effects (Boltzmann-machine learning) ------
+
+
+class CorrelationComparison(_NamedTuple):
+    """How well samples reproduce a data set's connected correlations.
+
+    The result of :func:`compare_correlations`; a named tuple, its fields
+    read back as attributes of the same names.
+
+    Parameters
+    ----------
+    pearson : float
+        Pearson correlation of the samples' connected two-site correlations
+        with the data's.
+    slope : float
+        Least-squares slope of the samples' against the data's (1: the same
+        scale).
+    pearson_three_site : float
+        Pearson correlation of the connected three-site correlations over
+        the random entries (NaN when none were drawn).
+    slope_three_site : float
+        Their slope.
+    """
+
+    pearson: float
+    slope: float
+    pearson_three_site: float
+    slope_three_site: float
+
+
+def _weights_of(sample_weight, n, name="sample_weight"):
+    weights = _check_sample_weight(sample_weight, n)
+    if weights is not None:
+        return weights
+    return np.ones(n)
+
+
+def _codes_with_states(X, n_states, name="X"):
+    X = _codes(X, name)
+    q = n_states if n_states is not None else max(int(X.max()) + 1, 2)
+    if int(X.max(initial=0)) >= q:
+        raise ValueError(
+            f"{name} holds the code {int(X.max())}, not below n_states={q}: set "
+            "n_states to the size of the alphabet."
+        )
+    return X, q
+
+
+@validate_params(
+    {
+        "X": ["array-like"],
+        "sample_weight": ["array-like", None],
+        "n_states": [Interval(numbers.Integral, 2, 255, closed="both"), None],
+        "pseudocount": [Interval(numbers.Real, 0, 1, closed="both")],
+    },
+    prefer_skip_nested_validation=True,
+)
+def frequencies(X, sample_weight=None, *, n_states=None, pseudocount=0.0):
+    """Weighted one- and two-site frequencies of integer-coded sequences.
+
+    ``f_i(a) = (1 - pi) sum_n w_n [x_ni = a] / sum_n w_n + pi / q`` and
+    ``f_ij(a, b) = (1 - pi) sum_n w_n [x_ni = a][x_nj = b] / sum_n w_n + pi
+    / q^2``, with the pseudocount ``pi`` of Boltzmann-machine learning
+    (adabmDCA's default is ``1 / N_eff``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_sequences, L)
+        State codes.
+    sample_weight : array-like of shape (n_sequences,), default=None
+        Sequence weights (:func:`sequence_weights`); None weighs each 1.
+    n_states : int, default=None
+        Number of states ``q``; None takes ``max(X) + 1``.
+    pseudocount : float, default=0.0
+        Weight ``pi`` of the uniform distribution.
+
+    Returns
+    -------
+    f1 : ndarray of shape (L, q)
+        One-site frequencies.
+    f2 : ndarray of shape (L, L, q, q)
+        Two-site frequencies; ``f2[i, i]`` is the diagonal matrix of ``f1[i]``.
+
+    Examples
+    --------
+    >>> from sklearn_rbm.sequences import frequencies
+    >>> f1, f2 = frequencies([[0, 1], [1, 1]], n_states=2)
+    >>> f1.tolist()
+    [[0.5, 0.5], [0.0, 1.0]]
+    >>> f2[0, 1].tolist()
+    [[0.0, 0.5], [0.0, 0.5]]
+    """
+    X, q = _codes_with_states(X, n_states)
+    w = _weights_of(sample_weight, X.shape[0])
+    return _statistics.frequencies(X, w, q, float(pseudocount))
+
+
+@validate_params(
+    {
+        "X": ["array-like"],
+        "sample_weight": ["array-like", None],
+        "n_states": [Interval(numbers.Integral, 2, 255, closed="both"), None],
+        "pseudocount": [Interval(numbers.Real, 0, 1, closed="both")],
+    },
+    prefer_skip_nested_validation=True,
+)
+def connected_correlations(X, sample_weight=None, *, n_states=None, pseudocount=0.0):
+    """Connected two-site correlations ``C_ij(a, b) = f_ij(a, b) - f_i(a) f_j(b)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_sequences, L)
+        State codes.
+    sample_weight : array-like of shape (n_sequences,), default=None
+        Sequence weights; None weighs each 1.
+    n_states : int, default=None
+        Number of states ``q``; None takes ``max(X) + 1``.
+    pseudocount : float, default=0.0
+        Weight of the uniform distribution in the frequencies
+        (:func:`frequencies`).
+
+    Returns
+    -------
+    C : ndarray of shape (L, L, q, q)
+        ``C[i, j, a, b]``, symmetric (``C[j, i, b, a]``), zero diagonal blocks.
+
+    Examples
+    --------
+    >>> from sklearn_rbm.sequences import connected_correlations
+    >>> C = connected_correlations([[0, 0], [1, 1]])
+    >>> C[0, 1].tolist()
+    [[0.25, -0.25], [-0.25, 0.25]]
+    """
+    f1, f2 = frequencies(X, sample_weight, n_states=n_states, pseudocount=pseudocount)
+    C = f2 - f1[:, None, :, None] * f1[None, :, None, :]
+    sites = np.arange(f1.shape[0])
+    C[sites, sites] = 0.0
+    return C
+
+
+@validate_params(
+    {
+        "X": ["array-like"],
+        "samples": ["array-like"],
+        "sample_weight": ["array-like", None],
+        "n_states": [Interval(numbers.Integral, 2, 255, closed="both"), None],
+        "pseudocount": [Interval(numbers.Real, 0, 1, closed="both"), None],
+        "n_triplets": [Interval(numbers.Integral, 1, 10**7, closed="both")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def compare_correlations(
+    X,
+    samples,
+    *,
+    sample_weight=None,
+    n_states=None,
+    pseudocount=None,
+    n_triplets=10000,
+    random_state=0,
+):
+    """How well a model's samples reproduce a data set's correlations.
+
+    The generative check of Boltzmann-machine learning (Figliuzzi,
+    Barrat-Charlaix & Weigt 2018; adabmDCA, Muntoni et al. 2021): the
+    Pearson correlation and the least-squares slope of the samples'
+    connected two-site correlations ``C_ij(a, b)`` against the data's, over
+    every ``i < j`` and ``a, b`` (adabmDCA stops its fits at a Pearson
+    correlation of 0.95), and of the connected three-site correlations
+    ``C_ijk(a, b, c) = f_ijk - f_ij f_k - f_ik f_j - f_jk f_i + 2 f_i f_j
+    f_k`` over ``n_triplets`` random entries. The samples come from any
+    model: :meth:`sklearn_rbm.PottsBoltzmannMachine.sample`,
+    :meth:`sklearn_rbm.PottsPseudoLikelihood.sample`,
+    :meth:`sklearn_rbm.CategoricalRBM.sample`.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_sequences, L)
+        The data's state codes.
+    samples : array-like of shape (n_samples, L)
+        The model's samples (state codes), weighed equally.
+    sample_weight : array-like of shape (n_sequences,), default=None
+        Weights of the data's sequences; None weighs each 1.
+    n_states : int, default=None
+        Number of states ``q``; None takes the largest code of both plus one.
+    pseudocount : float, default=None
+        Pseudocount of the data's frequencies; None is ``1 / N_eff`` (the
+        data's inverse total weight, adabmDCA's default). The samples get
+        none.
+    n_triplets : int, default=10000
+        Random three-site entries compared.
+    random_state : int, RandomState instance or None, default=0
+        Chooses the three-site entries.
+
+    Returns
+    -------
+    comparison : CorrelationComparison
+        Named tuple ``(pearson, slope, pearson_three_site,
+        slope_three_site)``: a slope below 1 means the samples' correlations
+        are weaker than the data's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rbm.sequences import compare_correlations
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 3, size=(2000, 5))
+    >>> X[:, 1] = np.where(rng.random(2000) < 0.6, X[:, 0], X[:, 1])
+    >>> result = compare_correlations(X[:1000], X[1000:], n_triplets=100)
+    >>> bool(result.pearson > 0.9)
+    True
+    """
+    X = _codes(X)
+    S = _codes(samples, "samples")
+    if S.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"samples must have the {X.shape[1]} columns of X, got {S.shape[1]}."
+        )
+    top = max(int(X.max()), int(S.max()))
+    q = n_states if n_states is not None else max(top + 1, 2)
+    if top >= q:
+        raise ValueError(
+            f"X or samples hold the code {top}, not below n_states={q}: set "
+            "n_states to the size of the alphabet."
+        )
+    w = _weights_of(sample_weight, X.shape[0])
+    pi = 1.0 / float(w.sum()) if pseudocount is None else float(pseudocount)
+    pi = min(pi, 1.0)
+    L = X.shape[1]
+    if L < 3:
+        raise ValueError(f"X has {L} columns: the three-site check needs at least 3.")
+    rows, cols = np.triu_indices(L, k=1)
+    data = _statistics.connected(*_statistics.frequencies(X, w, q, pi), rows, cols)
+    ones = np.ones(S.shape[0])
+    model = _statistics.connected(*_statistics.frequencies(S, ones, q), rows, cols)
+    pearson, slope = _statistics.pearson_slope(data, model)
+    rng = _check_random_state(random_state)
+    generator = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+    sites, states = _statistics.random_triplets(L, q, n_triplets, generator)
+    data3 = _statistics.three_site_connected(X, w, sites, states)
+    model3 = _statistics.three_site_connected(S, ones, sites, states)
+    pearson3, slope3 = _statistics.pearson_slope(data3, model3)
+    return CorrelationComparison(
+        float(pearson), float(slope), float(pearson3), float(slope3)
+    )
+
+
+@validate_params(
+    {
+        "mutations": [str, list, tuple, np.ndarray],
+        "wild_type": [str, "array-like"],
+        "offset": [numbers.Integral],
+        "alphabet": [str],
+    },
+    prefer_skip_nested_validation=True,
+)
+def parse_mutations(mutations, wild_type, *, offset=1, alphabet="protein"):
+    """Positions and states of mutation labels such as ``"A23V"`` or ``"A23V:G45D"``.
+
+    Each label is one or more single mutations joined by ``':'``, each the
+    wild-type letter, the residue number and the mutant letter. The residue
+    number of the first column of the alignment is ``offset``; the
+    wild-type letter must be the wild type's at that column.
+
+    Parameters
+    ----------
+    mutations : str or list of str
+        The labels (e.g. a deep-mutational-scanning table's column).
+    wild_type : str or array-like of shape (L,)
+        The aligned wild-type sequence, as letters of ``alphabet`` or state
+        codes.
+    offset : int, default=1
+        Residue number of the first column.
+    alphabet : {'protein', 'rna', 'dna'} or str, default='protein'
+        The alphabet of :func:`read_alignment` (its first symbol is the
+        gap, code 0).
+
+    Returns
+    -------
+    parsed : list of (ndarray, ndarray)
+        For each label, the columns (0-based) and the mutant state codes.
+        A single mutant ``(i, a)`` indexes
+        :meth:`~sklearn_rbm.PottsBoltzmannMachine.mutation_effects`; a
+        multiple mutant is scored by the energy of the mutated sequence.
+
+    Examples
+    --------
+    >>> from sklearn_rbm.sequences import parse_mutations
+    >>> parsed = parse_mutations(["C3A", "K1R:C3W"], "KLC")
+    >>> [(i.tolist(), a.tolist()) for i, a in parsed]
+    [([2], [1]), ([0, 2], [15, 19])]
+    """
+    return _mutations.parse_mutations(mutations, wild_type, offset, alphabet)

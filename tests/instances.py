@@ -29,6 +29,7 @@ from sklearn_rbm import (
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
     GaussianBernoulliRBM,
+    PottsBoltzmannMachine,
     PottsPseudoLikelihood,
 )
 from sklearn_rbm._rbm.layers.site_states import encode_one_hot
@@ -81,6 +82,9 @@ INSTANCES = [
         for solver in ("lbfgs", "newton", "nodewise")
     ),
     PottsPseudoLikelihood(lambda_e=1.0, alpha=1.0, solver="proximal", random_state=0),
+    # Maximum likelihood on persistent chains; the L1 penalty's proximal step.
+    PottsBoltzmannMachine(n_chains=200, max_iter=20, random_state=0),
+    PottsBoltzmannMachine(n_chains=200, max_iter=20, l1=0.01, l2=0.01, random_state=0),
     *(
         CategoricalRBM(
             n_components=4, solver=solver, n_iter=3, batch_size=10, random_state=0
@@ -138,6 +142,8 @@ def instance_id(estimator):
         setting += "-l1"
     if getattr(estimator, "l1b", 0.0):
         setting += "-penalties"
+    if getattr(estimator, "l1", 0.0):
+        setting += "-l1"
     if getattr(estimator, "hidden_unit", "bernoulli") != "bernoulli":
         setting += f"-{estimator.hidden_unit}"
     if getattr(estimator, "sigma", "learn") != "learn":
@@ -195,6 +201,8 @@ def _codes(n_samples, n_features, n_states, seed):
 def training_data(estimator):
     """The arguments of ``fit`` for the tiny problem each estimator gets."""
     if isinstance(estimator, PottsPseudoLikelihood):
+        return (_codes(60, 5, 3, 7),)
+    if isinstance(estimator, PottsBoltzmannMachine):
         return (_codes(60, 5, 3, 7),)
     if isinstance(estimator, FVBMPseudoLikelihood):
         X, _, _ = make_fvbm(120, 5, coupling_variance=0.2, random_state=0)

@@ -39,6 +39,7 @@ from sklearn_rbm import (
     DCPBernoulliRBM,
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
+    PottsBoltzmannMachine,
     PottsPseudoLikelihood,
 )
 from sklearn_rbm._core.engine import EpochTrainingMixin
@@ -102,6 +103,18 @@ EXPECTED_FAILURES = {
             "feeds continuous data directly (not through the domain mapping); "
             "PottsPseudoLikelihood accepts only integer state codes (sample "
             "weights are tested in tests/test_potts.py)"
+        )
+        for check in (
+            "check_positive_only_tag_during_fit",
+            "check_sample_weight_equivalence_on_dense_data",
+        )
+    },
+    PottsBoltzmannMachine: {
+        check: (
+            "feeds continuous data directly (not through the domain mapping); "
+            "PottsBoltzmannMachine accepts only integer state codes, and its "
+            "persistent chains see integer weights and repeated rows only alike "
+            "in expectation"
         )
         for check in (
             "check_positive_only_tag_during_fit",
@@ -218,6 +231,7 @@ DOMAINS = {
     FrankWolfeRBM: {"map_X": _unit_interval_X},
     FVBMPseudoLikelihood: {"map_X": _binarised_X},
     PottsPseudoLikelihood: {"map_X": _codes_X},
+    PottsBoltzmannMachine: {"map_X": _codes_X},
     ConditionalRBMRegressor: {"map_X": _standardised_X, "map_y": _binary_y},
 }
 

@@ -16,8 +16,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 
 from sklearn_rbm import ConditionalRBMRegressor
-from sklearn_rbm._conditional import solvers, start
-from sklearn_rbm._conditional import bp_kernels
+from sklearn_rbm._conditional import bp_kernels, solvers, start
 from sklearn_rbm._conditional.solvers import TrainingState, gradient
 from sklearn_rbm._core.sklearn_compat import InvalidParameterError
 from sklearn_rbm.datasets import flip_pixels, load_binary_digits, occlude_patches

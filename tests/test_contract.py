@@ -49,6 +49,7 @@ from sklearn_rbm import (
     FrankWolfeRBM,
     FVBMPseudoLikelihood,
     GaussianBernoulliRBM,
+    PottsBoltzmannMachine,
     PottsPseudoLikelihood,
     datasets,
     inference,
@@ -79,6 +80,7 @@ NOT_INPUT_SURFACES = {
     "likelihood.LikelihoodBounds": "a result container (named tuple)",
     "inference.InferenceResult": "a result container (frozen dataclass)",
     "inference.ExactMarginals": "a result container (named tuple)",
+    "sequences.CorrelationComparison": "a result container (named tuple)",
 }
 
 
@@ -128,6 +130,8 @@ SIZE_PARAMETERS = {
     "max_components",
     "n_samples_per_step",
     "history",
+    "n_chains",
+    "n_sweeps",
 }
 #: Integer hyperparameters that count work (epochs, iterations, steps): 10**9
 #: is the user's time budget, not an allocation; out-of-range values are errors.
@@ -448,7 +452,7 @@ def method_surfaces(estimator, queries=True):
         surfaces.append(
             surface("confidence_intervals", {"alpha": 0.05}, {}, reals=("alpha",))
         )
-    if isinstance(estimator, PottsPseudoLikelihood):
+    if isinstance(estimator, (PottsPseudoLikelihood, PottsBoltzmannMachine)):
         surfaces += [
             surface("energy", {"X": X[:6]}),
             surface(
@@ -458,6 +462,21 @@ def method_surfaces(estimator, queries=True):
                             ("include_gap",))),
             ),
         ]  # fmt: skip
+    if hasattr(estimator, "mutation_effects"):
+        wild_type = np.asarray(X[0], dtype=np.int64)
+        surfaces.append(
+            surface(
+                "mutation_effects", {"wild_type": wild_type}, {},
+                extra=(
+                    Case("wild_type: too short", {"wild_type": wild_type[:-1]},
+                         ("wild_type",)),
+                    Case("wild_type: code 99", {"wild_type": np.r_[wild_type[:-1], 99]},
+                         ("wild_type",)),
+                    Case("wild_type: NaN", {"wild_type": np.r_[wild_type[:-1], np.nan]},
+                         ("wild_type",)),
+                ),
+            )
+        )  # fmt: skip
     return surfaces
 
 
@@ -660,6 +679,29 @@ def _sequence_surfaces():
         Surface("sequences.top_contacts", "", f(S.top_contacts),
                 {"scores": scores, "min_separation": 2, "n_top": 3},
                 {"scores": "matrix"}, sizes=("n_top",), counts=("min_separation",)),
+        Surface("sequences.frequencies", "", f(S.frequencies),
+                {"X": codes, "sample_weight": _WEIGHTS[:8], "n_states": 3,
+                 "pseudocount": 0.1},
+                {"X": "data", "sample_weight": "weights"}, sizes=("n_states",),
+                reals=("pseudocount",)),
+        Surface("sequences.connected_correlations", "", f(S.connected_correlations),
+                {"X": codes, "sample_weight": _WEIGHTS[:8], "n_states": 3},
+                {"X": "data", "sample_weight": "weights"}, sizes=("n_states",),
+                reals=("pseudocount",)),
+        Surface("sequences.compare_correlations", "", f(S.compare_correlations),
+                {"X": codes, "samples": codes[::-1].copy(), "n_states": 3,
+                 "n_triplets": 20, "random_state": 0},
+                {"X": "data", "samples": "data"}, sizes=("n_states", "n_triplets"),
+                reals=("pseudocount",)),
+        Surface("sequences.parse_mutations", "", f(S.parse_mutations),
+                {"mutations": ["K1A", "K1R:C3W"], "wild_type": "KLC", "offset": 1},
+                extra=(Case("mutations: 'Z1A'", {"mutations": "Z1A"}, ("mutations",)),
+                       Case("mutations: 'K9A'", {"mutations": "K9A"}, ("mutations",)),
+                       Case("mutations: 'L1A'", {"mutations": "L1A"}, ("mutations",)),
+                       Case("mutations: [3]", {"mutations": [3]}, ("mutations",)),
+                       Case("wild_type: 'K?C'", {"wild_type": "K?C"}, ("wild_type",)),
+                       Case("offset: 1.5", {"offset": 1.5}, ("offset",)),
+                       Case("alphabet: 3", {"alphabet": 3}, ("alphabet",)))),
         Surface("sequences.contact_precision", "", f(S.contact_precision),
                 {"scores": scores, "contacts": contacts, "n_top": 3,
                  "min_separation": 2},

@@ -6,38 +6,31 @@ The objective and the parameter layout are in ``model.py``, the compiled
 kernels in ``kernels.py``, the data helpers in ``data.py``.
 """
 
-import math
 import numbers
 
 import numba
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
-from .._core.docstrings import sample_docstring
 from .._core.fit_context import fit_context
 from .._core.likelihood_mixin import (
     SCORE_PARAMETER_CONSTRAINTS,
     LikelihoodMixin,
     check_score_settings,
 )
-from .._core.sklearn_compat import Interval, StrOptions, validate_params
+from .._core.sklearn_compat import Interval, StrOptions
 from .._core.utils import (
-    GIBBS_SAMPLING_CONSTRAINTS,
     N_JOBS_CONSTRAINT,
     check_memory,
     check_sample_weight,
-    check_sampling_work,
     child_seed,
-    kernel_rng,
     one_blas_thread,
     warn,
 )
-from .._partition.annealing import ais_band, ais_betas
-from .._partition.exact import LogPartition
 from . import kernels
-from .contacts import coupling_scores
+from .base import PottsModel
 from .data import MAX_STATES, check_codes, distinct_rows
 from .model import (
     CHUNK,
@@ -111,7 +104,7 @@ class _Threads:
         numba.set_num_threads(self.previous)
 
 
-class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
+class PottsPseudoLikelihood(PottsModel, LikelihoodMixin, BaseEstimator):
     """Potts model (direct coupling analysis) fitted by maximum pseudo-likelihood.
 
     A density estimator for sequences of categorical variables ``x in {0, ...,
@@ -402,15 +395,7 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
             warn(_unconverged_message(self, result), ConvergenceWarning)
         return self
 
-    # -- queries ------------------------------------------------------------
-
-    def _codes(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=None, reset=False)
-        return check_codes(X, "X", self.n_states_)
-
-    def _site_major(self):
-        return np.ascontiguousarray(self.coupling_.transpose(0, 1, 3, 2))
+    # -- queries (the rest in base.PottsModel) ------------------------------
 
     def pseudo_log_likelihood(self, X):
         """Log pseudo-likelihood of each row, ``sum_i log P(x_i | x_-i)``.
@@ -431,144 +416,3 @@ class PottsPseudoLikelihood(LikelihoodMixin, BaseEstimator):
         X = self._codes(X)
         terms = kernels.site_log_conditionals(X, self.intercept_, self._site_major())
         return terms.sum(axis=1)
-
-    def energy(self, X):
-        """Statistical energy ``E(x) = sum_i h_i(x_i) + sum_{i<j} J_ij(x_i, x_j)``.
-
-        ``log P(x) = E(x) - log Z``: higher is more probable. The difference
-        ``E(mutant) - E(wild type)`` is the mutation effect score of Hopf et
-        al. (2017).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, L)
-            State codes.
-
-        Returns
-        -------
-        energy : ndarray of shape (n_samples,)
-            ``E(x)`` of each sequence (``log p~(x)``: higher is more probable).
-        """
-        return kernels.energies(self._codes(X), self.intercept_, self.coupling_)
-
-    @validate_params(
-        {"apc": ["boolean"], "include_gap": ["boolean"]},
-        prefer_skip_nested_validation=True,
-    )
-    def contact_scores(self, apc=True, include_gap=True):
-        """Coupling strength of every pair of sites, for contact prediction.
-
-        The Frobenius norm of each zero-sum-gauge block ``J_ij`` (Ekeberg et
-        al. 2013), over all states or without the gap state 0, then the
-        average product correction (Dunn, Wahl & Gloor 2008).
-
-        Parameters
-        ----------
-        apc : bool, default=True
-            Apply the average product correction.
-        include_gap : bool, default=True
-            Keep state 0 (the gap of :func:`~sklearn_rbm.sequences.read_alignment`)
-            in the norms, as plmc does (plmDCA drops it). On PF00014 the
-            gap-inclusive scores rank contacts better (PPV@L 1.00 against
-            0.98 at convergence).
-
-        Returns
-        -------
-        scores : ndarray of shape (L, L)
-            Symmetric, zero diagonal; rank pairs with
-            :func:`sklearn_rbm.sequences.top_contacts`.
-        """
-        check_is_fitted(self)
-        J = self.coupling_ if include_gap else self.coupling_[:, :, 1:, 1:]
-        return coupling_scores(J, apc)
-
-    # The hooks of LikelihoodMixin (score, score_samples, log_partition_function).
-    def _validate_query(self, X):
-        return self._codes(X)
-
-    def _log_unnormalised(self, X):
-        return kernels.energies(X, self.intercept_, self.coupling_)
-
-    def _enumerated_units(self):
-        # q^L states count as log2(q^L) binary units.
-        return math.ceil(self.n_features_in_ * math.log2(self.n_states_) - 1e-9)
-
-    def _exact_log_partition(self):
-        return kernels.log_partition_enumerate(self.intercept_, self.coupling_)
-
-    def _mean_field_fields(self, n_iter=200, damping=0.5):
-        """Fields of the naive mean-field independent-site model, the AIS start."""
-        h, J = self.intercept_, self.coupling_
-        fields = h.copy()
-        for _ in range(n_iter):
-            p = np.exp(fields - fields.max(axis=1, keepdims=True))
-            p /= p.sum(axis=1, keepdims=True)
-            new = h + np.einsum("ijab,jb->ia", J, p)
-            fields = damping * fields + (1 - damping) * new
-        return fields - fields.max(axis=1, keepdims=True)
-
-    def _ais_log_partition(self, n_chains, betas, random_state):
-        base = self._mean_field_fields()
-        log_w = kernels.ais_log_weights(
-            self.intercept_,
-            self.coupling_,
-            self._site_major(),
-            base,
-            ais_betas(betas),
-            n_chains,
-            np.random.default_rng(random_state),
-        )
-        top = base.max(axis=1, keepdims=True)
-        log_z_base = float(np.sum(top[:, 0] + np.log(np.exp(base - top).sum(axis=1))))
-        return LogPartition(*ais_band(log_w, log_z_base), "ais")
-
-    @validate_params(GIBBS_SAMPLING_CONSTRAINTS, prefer_skip_nested_validation=True)
-    @sample_docstring
-    def sample(self, n_samples=1, *, burn_in=1000, thinning=10, random_state=None):
-        """Draw sequences from the fitted model by Gibbs sampling.
-
-        ``min(n_samples, 16)`` chains started at uniform random states, each
-        run ``burn_in`` sweeps, then one state kept every ``thinning`` sweeps.
-
-        Parameters
-        ----------
-        n_samples : int, default=1
-            Number of sequences.
-        burn_in : int, default=1000
-            Sweeps discarded at the start of each chain.
-        thinning : int, default=10
-            Sweeps between two kept states of a chain.
-        %(sample_random_state)s
-
-        Returns
-        -------
-        X : ndarray of shape (n_samples, L), dtype uint8
-            State codes.
-        """
-        check_is_fitted(self)
-        L, q = self.n_features_in_, self.n_states_
-        n_chains = min(n_samples, 16)
-        per_chain = -(-n_samples // n_chains)
-        check_memory(
-            n_chains * per_chain * L,
-            f"sample(n_samples={n_samples}) of {L} sites",
-            "Draw fewer samples, or draw them in several calls.",
-        )
-        check_sampling_work(
-            float(n_chains) * (burn_in + per_chain * thinning) * L * L * q,
-            f"sample(n_samples={n_samples}, burn_in={burn_in}, "
-            f"thinning={thinning}) (sweeps x L^2 q)",
-            "Draw fewer samples or use a smaller thinning, in several calls if needed.",
-        )
-        rng = kernel_rng(self.random_state if random_state is None else random_state)
-        start = rng.integers(0, self.n_states_, size=(n_chains, self.n_features_in_))
-        X = kernels.gibbs_sample(
-            self.intercept_,
-            self._site_major(),
-            start,
-            per_chain,
-            burn_in,
-            thinning,
-            rng,
-        )
-        return X[:n_samples]

@@ -20,6 +20,7 @@ from .._core.sklearn_compat import Interval, StrOptions
 from .._core.utils import FLOAT_DTYPES, check_array_memory, check_memory
 from .._partition.reverse_ais import likelihood_bounds
 from .._potts.contacts import coupling_scores
+from .._potts.mutations import check_wild_type, single_mutants
 from .base import FittedRBM
 from .layers.categorical import CategoricalLayer, check_codes
 from .layers.drelu import HIDDEN_UNITS
@@ -527,6 +528,46 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         if not isinstance(apc, (bool, np.bool_)):
             raise ValueError(f"apc must be True or False, got {apc!r}.")
         return coupling_scores(self.effective_couplings(), apc)
+
+    def mutation_effects(self, wild_type):
+        """Log-probability change of every single mutant of ``wild_type``.
+
+        ``effects[i, a] = log P(mutant) - log P(wild type) = F(wild type) -
+        F(mutant)`` for the mutant with site ``i`` in state ``a`` (``F`` the
+        free energy, :meth:`free_energy`): positive when the mutant is more
+        probable, zero at the wild type's own states, as
+        :meth:`sklearn_rbm.PottsBoltzmannMachine.mutation_effects`. States
+        beyond a site's ``n_states`` get ``-inf``.
+
+        Parameters
+        ----------
+        wild_type : array-like of shape (n_sites,)
+            State codes of the reference sequence (codes also with
+            ``one_hot``).
+
+        Returns
+        -------
+        effects : ndarray of shape (n_sites, max(n_states))
+            The change of log-probability of each single mutant.
+        """
+        check_is_fitted(self, "components_")
+        layer = self._visible_layer()
+        if np.ndim(self.n_states_):
+            n_sites = np.size(self.n_states_)
+        elif self.one_hot:
+            n_sites = self.n_features_in_ // self.n_states_
+        else:
+            n_sites = self.n_features_in_
+        states = layer.states_of_sites(n_sites)
+        s = check_wild_type(wild_type, n_sites, states)
+        rows, valid = single_mutants(s, states)
+        rows = np.vstack([s[None, :], rows]).astype(np.float64)
+        if self.one_hot:
+            rows = encode_one_hot(rows, states, np.float64)
+        F = self.free_energy(rows)
+        effects = (F[0] - F[1:]).reshape(valid.shape)
+        effects[~valid] = -np.inf
+        return effects
 
 
 def _check_states_per_column(n_states, n_columns, one_hot):

@@ -1,0 +1,230 @@
+"""PottsBoltzmannMachine against adabmDCA 1.0 (C++) on a protein family.
+
+Run from the repository root::
+
+    PYTHONPATH=. python benchmarks/bench_potts_bm.py ALIGNMENT STRUCT_DAT \\
+        [--adabmdca PATH_TO_adabmDCA] [--threads 2] [--cap 1800]
+
+``ALIGNMENT`` is a FASTA / A2M file (gzip allowed), ``STRUCT_DAT`` the
+residue-pair distance file of ``bench_potts.py`` (or ``none``). adabmDCA
+(public ``anna-pa-m/adabmDCA``, ``make`` in ``src/``; single-threaded) is
+built separately and given by ``--adabmdca`` or the environment variable
+``ADABMDCA``; it is never part of this repository.
+
+Both fits race to the same target: a Pearson correlation of
+``--target`` (0.95) between the model's and the reweighted data's connected
+two-site correlations (adabmDCA's ``pears_all``, printed every iteration with
+``-z 1``; its own stopping rule is switched off with ``-c 1e-9``). adabmDCA
+runs with ``--adabmdca-args`` (default: persistent Gibbs chains at fixed
+sampling times, ``-P -G -L -e 2 -t 2 -s 1000 -n 10``, the fastest of its
+documented settings found here; its README's adaptive sampling took 20-25 s
+an iteration) until it reaches the target or ``--cap`` seconds. Printed:
+
+``--init plm`` starts from a :class:`PottsPseudoLikelihood` fit (its time
+included), whose default learning rate is then 0.002; ``--init independent``
+(the default) starts from the independent-site model.
+
+* ours: wall and CPU seconds of the fit with default settings (numba compile
+  excluded: a warm-up fit on a few rows compiles first), updates, the fit's
+  last Pearson and slope, then the generative check on fresh samples (the
+  chains swept on: ``4 * n_chains`` samples, 10 sweeps apart) with
+  :func:`sklearn_rbm.sequences.compare_correlations` (two- and three-site),
+  and PPV@L of ``contact_scores``;
+* adabmDCA: its time to the target (its ``el_time``) or the Pearson it
+  reached by the cap, wall and CPU seconds of the process;
+* the ratio of our time to adabmDCA's (an upper bound ``<`` when adabmDCA
+  did not reach the target by the cap).
+"""
+
+import argparse
+import os
+import re
+import resource
+import subprocess
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+from sklearn_rbm import PottsBoltzmannMachine, PottsPseudoLikelihood
+from sklearn_rbm._potts.chains import gibbs_sweeps
+from sklearn_rbm.sequences import (
+    compare_correlations,
+    contact_precision,
+    read_alignment,
+    sequence_weights,
+)
+
+_LINE = re.compile(r"it:\s*(\d+)\s+el_time:\s*([\d.eE+-]+).*pears_all:\s*([\d.eE+-]+)")
+
+
+def contact_map(path, L, cutoff=8.0):
+    data = np.loadtxt(path)
+    i = data[:, 0].astype(int) - 1
+    j = data[:, 1].astype(int) - 1
+    contacts = np.zeros((L, L), dtype=bool)
+    close = data[:, -1] < cutoff
+    contacts[i[close], j[close]] = contacts[j[close], i[close]] = True
+    return contacts
+
+
+def fresh_samples(bm, n_snapshots=4, sweeps_between=10, seed=1):
+    """``n_snapshots`` snapshots of the fitted chains, swept on."""
+    chains = bm.chains_.copy()
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 2**63, size=chains.shape[0]).astype(np.uint64)
+    counters = np.zeros(chains.shape[0], dtype=np.int64)
+    h = bm.intercept_.astype(np.float32)
+    Jt = np.ascontiguousarray(bm.coupling_.transpose(0, 1, 3, 2), dtype=np.float32)
+    snapshots = []
+    for _ in range(n_snapshots):
+        gibbs_sweeps(chains, h, Jt, sweeps_between, keys, counters)
+        snapshots.append(chains.copy())
+    return np.vstack(snapshots)
+
+
+def run_ours(X, w, threads, contacts, init="independent", learning_rate=None):
+    warm = PottsBoltzmannMachine(n_states=21, n_chains=64, max_iter=2, n_jobs=threads)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warm.fit(X[:200])  # compiles the kernels
+    wall, cpu = time.perf_counter(), time.process_time()
+    if init == "plm":  # the pseudo-likelihood fit is part of the time
+        init = PottsPseudoLikelihood(n_states=21, n_jobs=threads).fit(
+            X, sample_weight=w
+        )
+    bm = PottsBoltzmannMachine(n_states=21, n_jobs=threads, random_state=0, init=init)
+    if learning_rate is not None:
+        bm.set_params(learning_rate=learning_rate)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bm.fit(X, sample_weight=w)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    samples = fresh_samples(bm)
+    check = compare_correlations(X, samples, sample_weight=w, n_states=21)
+    L = X.shape[1]
+    ppv = (
+        contact_precision(bm.contact_scores(), contacts, L)
+        if contacts is not None
+        else float("nan")
+    )
+    print(f"ours ({threads} threads): fit {wall:.1f} s wall, {cpu:.1f} s CPU, "
+          f"{bm.n_iter_} updates, last Pearson {bm.history_['pearson'][-1]:.4f} "
+          f"slope {bm.history_['slope'][-1]:.3f}")  # fmt: skip
+    print(f"ours, {samples.shape[0]} fresh samples: two-site Pearson "
+          f"{check.pearson:.4f} slope {check.slope:.3f}; three-site Pearson "
+          f"{check.pearson_three_site:.4f} slope {check.slope_three_site:.3f}; "
+          f"PPV@L {ppv:.3f}")  # fmt: skip
+    return wall, cpu, bm
+
+
+def run_adabmdca(program, fasta, arguments, target, cap, log_path):
+    """``(time to target or None, last Pearson, wall, CPU)`` of adabmDCA."""
+    folder = tempfile.mkdtemp(prefix="adabmdca-")
+    command = [program, "-f", fasta, "-k", os.path.join(folder, "run"), "-z", "1",
+               "-c", "1e-9", "-i", "1000000", *arguments.split()]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    reached, last = None, float("nan")
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, text=True, cwd=folder
+        )
+        for line in process.stdout:
+            log.write(line)
+            log.flush()
+            match = _LINE.search(line)
+            if match:
+                last = float(match.group(3))
+                if last >= target:
+                    reached = float(match.group(2))
+            if reached is not None or time.perf_counter() - started > cap:
+                process.kill()
+                break
+        process.wait()
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return reached, last, wall, cpu
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("alignment")
+    parser.add_argument("struct")
+    parser.add_argument("--adabmdca", default=os.environ.get("ADABMDCA"))
+    parser.add_argument("--adabmdca-args", default="-P -G -L -e 2 -t 2 -s 1000 -n 10")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--target", type=float, default=0.95)
+    parser.add_argument("--cap", type=float, default=1800.0)
+    parser.add_argument("--log", default="adabmdca.log")
+    parser.add_argument("--init", choices=("independent", "plm"), default="independent")
+    parser.add_argument("--learning-rate", type=float, default=None)
+    parser.add_argument(
+        "--adabmdca-log",
+        default=None,
+        help="read adabmDCA's progress from the stdout log of an "
+        "earlier run (-z 1) instead of running it",
+    )
+    args = parser.parse_args()
+
+    X, _ = read_alignment(args.alignment)
+    w = sequence_weights(X)
+    contacts = None if args.struct == "none" else contact_map(args.struct, X.shape[1])
+    print(f"{args.alignment}: {X.shape[0]} sequences x {X.shape[1]} columns, "
+          f"N_eff {w.sum():.0f}")  # fmt: skip
+    ours, ours_cpu, _ = run_ours(
+        X, w, args.threads, contacts, args.init, args.learning_rate
+    )
+    if args.adabmdca_log:
+        reached, last, elapsed = None, float("nan"), float("nan")
+        with open(args.adabmdca_log) as log:
+            for line in log:
+                match = _LINE.search(line)
+                if match:
+                    elapsed, last = float(match.group(2)), float(match.group(3))
+                    if last >= args.target and reached is None:
+                        reached = elapsed
+        if reached is not None:
+            print(
+                f"adabmDCA (log {args.adabmdca_log}): Pearson {args.target} after "
+                f"{reached:.0f} s; ratio ours / adabmDCA: {ours / reached:.4f}"
+            )
+        else:
+            print(
+                f"adabmDCA (log {args.adabmdca_log}): Pearson {last:.3f} after "
+                f"{elapsed:.0f} s, target not reached; ratio ours / adabmDCA: "
+                f"< {ours / elapsed:.4f}"
+            )
+        return
+    if not args.adabmdca:
+        print("adabmDCA not given (--adabmdca or ADABMDCA): ours only.")
+        return
+    with tempfile.NamedTemporaryFile("wb", suffix=".fasta", delete=False) as f:
+        fasta = f.name
+        import gzip
+
+        with open(args.alignment, "rb") as source:
+            raw = source.read()
+        f.write(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+    reached, last, wall, cpu = run_adabmdca(
+        args.adabmdca, fasta, args.adabmdca_args, args.target, args.cap, args.log
+    )
+    if reached is not None:
+        print(
+            f"adabmDCA ({args.adabmdca_args}; 1 thread): Pearson {args.target} "
+            f"after {reached:.0f} s (process {wall:.0f} s wall, {cpu:.0f} s CPU)"
+        )
+        print(f"ratio ours / adabmDCA: {ours / reached:.4f}")
+    else:
+        print(
+            f"adabmDCA ({args.adabmdca_args}; 1 thread): Pearson {last:.3f} by the "
+            f"cap of {args.cap:.0f} s ({cpu:.0f} s CPU); target {args.target} not "
+            "reached"
+        )
+        print(f"ratio ours / adabmDCA: < {ours / wall:.4f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

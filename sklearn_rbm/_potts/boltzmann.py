@@ -1,0 +1,478 @@
+"""PottsBoltzmannMachine: Potts models fitted by maximum likelihood on
+persistent Gibbs chains (Boltzmann-machine learning; bmDCA, Figliuzzi,
+Barrat-Charlaix & Weigt 2018; adabmDCA, Muntoni et al. 2021).
+
+The chains' kernel is in ``chains.py``, the frequencies and correlations in
+``statistics.py``; the queries of the fitted model are ``base.PottsModel``'s.
+"""
+
+import numbers
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._core.fit_context import fit_context
+from .._core.likelihood_mixin import (
+    SCORE_PARAMETER_CONSTRAINTS,
+    LikelihoodMixin,
+    check_score_settings,
+)
+from .._core.sklearn_compat import HasMethods, Interval, StrOptions
+from .._core.utils import (
+    N_JOBS_CONSTRAINT,
+    check_memory,
+    check_sample_weight,
+    child_seed,
+    kernel_rng,
+    one_blas_thread,
+    warn,
+)
+from .base import PottsModel
+from .chains import gibbs_sweeps
+from .data import MAX_STATES, check_codes, distinct_rows
+from .estimator import _Threads
+from .model import zero_sum_gauge
+from .statistics import connected, frequencies, pearson_slope
+
+__all__ = ["PottsBoltzmannMachine"]
+
+
+def log_likelihood_gradient(f1, f2, p1, p2, J, l2):
+    """The gradient of ``sum_n w_n log P(x_n) / sum_n w_n - l2 sum_{i<j}
+    ||J_ij||^2`` in the fields and in each coupling block (both stored copies
+    ``J[i, j]`` and ``J[j, i]`` of a block get its gradient): data
+    frequencies ``f`` less the model's ``p`` (Figliuzzi et al. 2018, Eq. 4),
+    less ``2 l2 J``; zero on the diagonal blocks."""
+    grad_h = f1 - p1
+    grad_J = f2 - p2
+    if l2:
+        grad_J -= 2.0 * l2 * J
+    sites = np.arange(J.shape[0])
+    grad_J[sites, sites] = 0.0
+    return grad_h, grad_J
+
+
+#: Updates over which the learning rate falls by sqrt(2): ``learning_rate /
+#: sqrt(1 + t / _DECAY_UPDATES)`` at update ``t``.
+_DECAY_UPDATES = 100.0
+
+#: The default learning rates from the independent-site model and from a
+#: fitted model (measured on PF00014: from a pseudo-likelihood fit, 0.002
+#: gives fresh samples a Pearson correlation of 0.97, 0.005 of 0.89).
+_RATE_COLD, _RATE_WARM = 0.01, 0.002
+
+#: Largest parameter magnitude of a fit that has not diverged.
+_LARGEST = 1e30
+
+
+class _RMSprop:
+    """Per-parameter steps ``rate / (sqrt(v) + eps)``, ``v`` the bias-corrected
+    running mean of the squared gradient (RMSprop, Tieleman & Hinton 2012;
+    Adam's second moment, Kingma & Ba 2015, without its momentum).
+
+    The couplings of common and of rare pairs of states have gradients
+    (and curvatures) thousands of times apart: plain gradient ascent at a
+    rate stable for the first crawls on the second. Normalising each step
+    by the gradient's scale moves all at one pace. Momentum is left out:
+    it delays the response to the persistent chains, and the fit then
+    oscillates (measured on PF00014)."""
+
+    def __init__(self, *shapes, decay=0.999, eps=1e-8):
+        self.second = [np.zeros(shape) for shape in shapes]
+        self.decay, self.eps, self.t = decay, eps, 0
+
+    def steps(self, gradients, rate):
+        self.t += 1
+        correction = 1.0 - self.decay**self.t
+        out = []
+        for second, gradient in zip(self.second, gradients, strict=True):
+            second *= self.decay
+            second += (1.0 - self.decay) * gradient**2
+            out.append(rate / (np.sqrt(second / correction) + self.eps))
+        return out
+
+
+def _soft_threshold(J, threshold):
+    """``sign(J) max(|J| - threshold, 0)`` in place: the proximal step of
+    the L1 penalty."""
+    magnitude = np.abs(J)
+    magnitude -= threshold
+    np.maximum(magnitude, 0.0, out=magnitude)
+    np.copysign(magnitude, J, out=J)
+
+
+def _independent_chains(f1, n_chains, rng):
+    """``n_chains`` uint8 rows drawn site by site from the frequencies
+    ``f1`` (inversion of each site's cumulative sum)."""
+    cumulative = np.cumsum(f1, axis=1)
+    cumulative /= cumulative[:, -1:]
+    u = rng.random((n_chains, f1.shape[0]))
+    states = np.empty((n_chains, f1.shape[0]), dtype=np.uint8)
+    for i in range(f1.shape[0]):
+        states[:, i] = np.minimum(
+            np.searchsorted(cumulative[i], u[:, i], side="right"), f1.shape[1] - 1
+        )
+    return states
+
+
+class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
+    """Potts model fitted by maximum likelihood on persistent Gibbs chains.
+
+    The model of :class:`PottsPseudoLikelihood`, ``P(x) = exp(sum_i h_i(x_i)
+    + sum_{i<j} J_ij(x_i, x_j)) / Z``, fitted by Boltzmann-machine learning
+    (bmDCA, Figliuzzi, Barrat-Charlaix & Weigt 2018; adabmDCA, Muntoni et
+    al. 2021): ascent of the weighted mean log-likelihood, whose gradient
+    is the data's one- and two-site frequencies ``f_i(a), f_ij(a, b)``
+    (with a pseudocount) minus the model's, the latter averaged over the
+    ``n_sweeps`` sweeps of ``n_chains`` persistent Gibbs chains between two
+    updates; each parameter's step is normalised by its gradient's running
+    scale (RMSprop, Tieleman & Hinton 2012), the rate decaying as ``1 /
+    sqrt(1 + t / 100)``. It stops when the connected correlations ``C_ij(a,
+    b) = f_ij(a, b) - f_i(a) f_j(b)`` of the chains reach a Pearson
+    correlation of ``target_pearson`` with the data's (adabmDCA's criterion)
+    with a slope within ``slope_tolerance`` of one: the model is generative,
+    its samples reproduce the family's statistics, which a
+    pseudo-likelihood model's do not.
+
+    The chains run in parallel threads (``n_jobs``), each with its own
+    random stream: the fit does not depend on the number of threads.
+
+    Read more in the :ref:`User Guide <potts_user_guide>`.
+
+    Parameters
+    ----------
+    n_states : int or None, default=None
+        Number of states ``q``; None takes ``max(X) + 1`` at fit (at least 2).
+    n_chains : int, default=8000
+        Number of persistent chains (adabmDCA's ``nchains``): the model's
+        frequencies are their means, so their noise, about ``sqrt(f /
+        n_chains)``, bounds the Pearson correlation the fit can measure.
+    n_sweeps : int, default=10
+        Gibbs sweeps of every chain between two updates (adabmDCA's
+        ``nsweeps``); the model's statistics average the states of all of
+        them.
+    learning_rate : float or None, default=None
+        Initial step of every parameter in units of its gradient's running
+        scale (RMSprop): about the change of a field or coupling per
+        update. None is 0.01 from the independent-site model and 0.002 from
+        a fitted model (``init``): near the optimum a smaller rate keeps the
+        persistent chains at the model's equilibrium, so that fresh samples
+        reproduce the data as well as the chains did.
+    l2 : float, default=0.0
+        L2 penalty ``l2 sum_{i<j} ||J_ij||^2`` on the couplings, relative to
+        the mean log-likelihood per (weighted) sequence.
+    l1 : float, default=0.0
+        L1 penalty ``l1 sum_{i<j} sum_{a,b} |J_ij(a, b)|`` on the couplings
+        (a proximal step after each update), for sparse couplings.
+    pseudocount : float or None, default=None
+        Weight ``pi`` of the uniform distribution mixed into the data's
+        frequencies; None is adabmDCA's ``1 / N_eff`` (the inverse sum of the
+        sample weights).
+    target_pearson : float, default=0.95
+        Stop when the Pearson correlation of the chains' connected
+        correlations with the data's reaches it (and the slope is close to
+        one).
+    slope_tolerance : float, default=0.1
+        Stop only when the slope of the chains' connected correlations
+        against the data's is within this distance of 1 (Pearson's
+        correlation alone ignores the correlations' scale).
+    max_iter : int, default=2000
+        Largest number of updates; reaching it warns (``ConvergenceWarning``).
+    init : 'independent' or fitted Potts estimator, default='independent'
+        The start: the independent-site model (``h_i(a) = log f_i(a)``,
+        ``J = 0``), or the parameters of a fitted
+        :class:`PottsPseudoLikelihood` or ``PottsBoltzmannMachine`` (a warm
+        start; a Boltzmann machine's chains are carried on too when their
+        number matches).
+    score_method : {'auto', 'exact', 'ais'}, default='auto'
+        How :meth:`score_samples` gets ``log Z`` (as in
+        :class:`PottsPseudoLikelihood`).
+    ais_n_chains : int, default=100
+        Number of AIS chains.
+    ais_betas : int, {'linear', 'three-segment'} or array-like, default=1000
+        AIS inverse temperatures, one Gibbs sweep each.
+    n_jobs : int or None, default=None
+        Threads of the chains (``numba.set_num_threads`` during the fit,
+        restored after); None keeps numba's setting, -1 all threads.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the chains' start and streams, the AIS stream and
+        :meth:`sample`.
+    verbose : int, default=0
+        Print the Pearson correlation, the slope and the time of every
+        update when > 0.
+
+    Attributes
+    ----------
+    coupling_ : ndarray of shape (L, L, q, q)
+        ``J`` in the zero-sum gauge, ``coupling_[i, j, a, b] = coupling_[j,
+        i, b, a]``, zero diagonal blocks.
+    intercept_ : ndarray of shape (L, q)
+        ``h`` in the zero-sum gauge.
+    chains_ : ndarray of shape (n_chains, L), dtype uint8
+        The persistent chains' last states: samples of the fitted model.
+    history_ : dict of ndarray
+        ``'pearson'``, ``'slope'`` (of the chains' connected correlations
+        against the data's) and ``'time'`` (seconds since the fit started) at
+        every update.
+    n_states_ : int
+        Number of states ``q``.
+    n_iter_ : int
+        Updates run.
+    effective_n_samples_ : float
+        Sum of the sample weights.
+    n_features_in_ : int
+        Number of sites ``L``.
+
+    See Also
+    --------
+    PottsPseudoLikelihood : The same model by pseudo-likelihood: faster to
+        contacts, but its samples do not reproduce the data's statistics.
+    sklearn_rbm.sequences.compare_correlations : The generative check of any
+        model's samples.
+
+    References
+    ----------
+    M. Figliuzzi, P. Barrat-Charlaix and M. Weigt (2018). How pairwise
+    coevolutionary models capture the collective residue variability in
+    proteins. Molecular Biology and Evolution 35, 1018-1027.
+
+    A. P. Muntoni, A. Pagnani, M. Weigt and F. Zamponi (2021). adabmDCA:
+    adaptive Boltzmann machine learning for biological sequences. BMC
+    Bioinformatics 22, 528.
+
+    T. Tieleman and G. Hinton (2012). Lecture 6.5, RMSprop: divide the
+    gradient by a running average of its recent magnitude. COURSERA: Neural
+    Networks for Machine Learning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rbm import PottsBoltzmannMachine
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 3, size=(300, 4))
+    >>> X[:, 1] = np.where(rng.random(300) < 0.7, X[:, 0], X[:, 1])
+    >>> bm = PottsBoltzmannMachine(n_chains=1000, random_state=0).fit(X)
+    >>> bm.coupling_.shape
+    (4, 4, 3, 3)
+    >>> bool(bm.history_["pearson"][-1] >= 0.95)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "n_states": [Interval(numbers.Integral, 2, MAX_STATES, closed="both"), None],
+        "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
+        "n_sweeps": [Interval(numbers.Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "l2": [Interval(numbers.Real, 0, None, closed="left")],
+        "l1": [Interval(numbers.Real, 0, None, closed="left")],
+        "pseudocount": [Interval(numbers.Real, 0, 1, closed="left"), None],
+        "target_pearson": [Interval(numbers.Real, -1, 1, closed="both")],
+        "slope_tolerance": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "init": [StrOptions({"independent"}), HasMethods(["fit", "energy"])],
+        **SCORE_PARAMETER_CONSTRAINTS,
+        "n_jobs": N_JOBS_CONSTRAINT,
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        n_states=None,
+        n_chains=8000,
+        n_sweeps=10,
+        learning_rate=None,
+        l2=0.0,
+        l1=0.0,
+        pseudocount=None,
+        target_pearson=0.95,
+        slope_tolerance=0.1,
+        max_iter=2000,
+        init="independent",
+        score_method="auto",
+        ais_n_chains=100,
+        ais_betas=1000,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_states = n_states
+        self.n_chains = n_chains
+        self.n_sweeps = n_sweeps
+        self.learning_rate = learning_rate
+        self.l2 = l2
+        self.l1 = l1
+        self.pseudocount = pseudocount
+        self.target_pearson = target_pearson
+        self.slope_tolerance = slope_tolerance
+        self.max_iter = max_iter
+        self.init = init
+        self.score_method = score_method
+        self.ais_n_chains = ais_n_chains
+        self.ais_betas = ais_betas
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _start(self, f1, L, q):
+        """``(h, J, chains or None)`` of the chosen ``init``."""
+        if isinstance(self.init, str):
+            h = np.log(f1)
+            return h - h.mean(axis=1, keepdims=True), np.zeros((L, L, q, q)), None
+        try:
+            check_is_fitted(self.init, ("intercept_", "coupling_"))
+        except Exception as error:
+            raise ValueError(
+                "init must be 'independent' or a fitted PottsPseudoLikelihood or "
+                f"PottsBoltzmannMachine; got an unfitted {type(self.init).__name__}."
+                " Fit it first."
+            ) from error
+        shape = (self.init.n_features_in_, self.init.n_states_)
+        if shape != (L, q):
+            raise ValueError(
+                f"init was fitted on L={shape[0]} sites and q={shape[1]} states, "
+                f"but X has L={L} sites and q={q} states: fit init on the same "
+                "alignment and n_states."
+            )
+        chains = getattr(self.init, "chains_", None)
+        if chains is not None and chains.shape[0] != self.n_chains:
+            chains = None
+        return (
+            np.array(self.init.intercept_, dtype=np.float64),
+            np.array(self.init.coupling_, dtype=np.float64),
+            None if chains is None else chains.copy(),
+        )
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the Potts model by maximum likelihood (Boltzmann-machine learning).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, L)
+            Integer state codes ``0 .. q-1`` (uint8 from
+            :func:`sklearn_rbm.sequences.read_alignment`), ``L >= 2``.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, e.g.
+            :func:`sklearn_rbm.sequences.sequence_weights`; None weighs every
+            row 1.
+
+        Returns
+        -------
+        self : PottsBoltzmannMachine
+            The fitted estimator.
+        """
+        check_score_settings(self)
+        X = validate_data(self, X, dtype=None, ensure_min_features=2)
+        X = check_codes(X, "X", self.n_states)
+        q = self.n_states if self.n_states is not None else max(int(X.max()) + 1, 2)
+        L = X.shape[1]
+        # J, its gradient, two frequency tensors and the sampler's float32 copy.
+        check_memory(
+            int(4.5 * L * L * q * q * 8) + self.n_chains * L * (self.n_sweeps + 9),
+            f"A Boltzmann-machine fit of L={L} sites, q={q} states, "
+            f"n_chains={self.n_chains} and n_sweeps={self.n_sweeps}",
+            "It needs about 4.5 * L^2 * q^2 * 8 bytes plus n_chains * L * "
+            "(n_sweeps + 9): fit fewer sites (columns), a smaller alphabet, "
+            "fewer chains or fewer sweeps per update.",
+        )
+        weights = check_sample_weight(sample_weight, X.shape[0])
+        if weights is None:
+            weights = np.ones(X.shape[0])
+        rows, w, _ = distinct_rows(X, weights)
+        n_eff = float(weights.sum())
+        pseudocount = 1.0 / n_eff if self.pseudocount is None else self.pseudocount
+        pseudocount = min(pseudocount, 0.5)
+        f1, f2 = frequencies(rows, w, q, pseudocount)
+        h, J, chains = self._start(f1, L, q)
+
+        rng = kernel_rng(self.random_state)
+        if chains is None:
+            chains = _independent_chains(np.exp(h), self.n_chains, rng)
+        keys = rng.integers(0, np.iinfo(np.uint64).max, size=self.n_chains,
+                            dtype=np.uint64, endpoint=True)  # fmt: skip
+        counters = np.zeros(self.n_chains, dtype=np.int64)
+        # The model's statistics average every sweep's states of the update:
+        # n_sweeps times the samples for the price of one count per sweep.
+        visited = np.empty((self.n_sweeps, self.n_chains, L), dtype=np.uint8)
+        ones = np.ones(self.n_sweeps * self.n_chains)
+        optimiser = _RMSprop(h.shape, J.shape)
+        pair_rows, pair_cols = np.triu_indices(L, k=1)
+        data_connected = connected(f1, f2, pair_rows, pair_cols)
+        if self.learning_rate is not None:
+            lr = float(self.learning_rate)
+        else:
+            lr = _RATE_COLD if isinstance(self.init, str) else _RATE_WARM
+        history = {"pearson": [], "slope": [], "time": []}
+        started = time.perf_counter()
+        converged = False
+        with _Threads(self.n_jobs), one_blas_thread():
+            for iteration in range(self.max_iter):
+                h32 = h.astype(np.float32)
+                Jt32 = np.ascontiguousarray(J.transpose(0, 1, 3, 2), dtype=np.float32)
+                for sweep in range(self.n_sweeps):
+                    gibbs_sweeps(chains, h32, Jt32, 1, keys, counters)
+                    visited[sweep] = chains
+                p1, p2 = frequencies(visited.reshape(-1, L), ones, q)
+                pearson, slope = pearson_slope(
+                    data_connected, connected(p1, p2, pair_rows, pair_cols)
+                )
+                history["pearson"].append(pearson)
+                history["slope"].append(slope)
+                history["time"].append(time.perf_counter() - started)
+                if self.verbose:
+                    print(
+                        f"[PottsBoltzmannMachine] update {iteration + 1}: Pearson "
+                        f"{pearson:.4f}, slope {slope:.4f}, "
+                        f"{history['time'][-1]:.1f} s"
+                    )
+                if (
+                    pearson >= self.target_pearson
+                    and abs(slope - 1.0) <= self.slope_tolerance
+                ):
+                    converged = True
+                    break
+                grad_h, grad_J = log_likelihood_gradient(f1, f2, p1, p2, J, self.l2)
+                rate = lr / np.sqrt(1.0 + iteration / _DECAY_UPDATES)
+                # A diverging fit overflows here: it is reported just below.
+                with np.errstate(over="ignore", invalid="ignore"):
+                    step_h, step_J = optimiser.steps((grad_h, grad_J), rate)
+                    h += step_h * grad_h
+                    J += step_J * grad_J
+                    if self.l1:
+                        # The proximal step of the L1 penalty in the
+                        # optimiser's diagonal metric: each entry's threshold
+                        # is its step.
+                        _soft_threshold(J, step_J * self.l1)
+                # NaN fails the comparison too; beyond 1e30 the sampler's
+                # float32 copy would overflow.
+                if not (np.abs(h).max() < _LARGEST and np.abs(J).max() < _LARGEST):
+                    raise FloatingPointError(
+                        f"The Boltzmann-machine fit diverged at update "
+                        f"{iteration + 1} (parameters beyond {_LARGEST:.0e} or "
+                        f"not finite): decrease learning_rate={lr}."
+                    )
+        self.intercept_, self.coupling_ = zero_sum_gauge(h, J, overwrite=True)
+        self.chains_ = chains
+        self.history_ = {name: np.array(values) for name, values in history.items()}
+        self.n_states_ = q
+        self.n_iter_ = len(history["pearson"])
+        self.effective_n_samples_ = n_eff
+        self._forget_log_partition()
+        self._ais_seed = child_seed(self.random_state)
+        if not converged:
+            warn(
+                f"The Boltzmann-machine fit stopped after max_iter={self.max_iter} "
+                f"updates at a Pearson correlation of {history['pearson'][-1]:.4f}, "
+                f"below target_pearson={self.target_pearson}. Increase max_iter "
+                "or n_chains (the chains' noise bounds the correlation they can "
+                "reach), or warm-start from this fit with init=.",
+                ConvergenceWarning,
+            )
+        return self

@@ -1,0 +1,367 @@
+"""PottsBoltzmannMachine, the generative checks and the mutation effects,
+against brute-force enumeration of tiny models and against independent
+numpy computations."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+
+from sklearn_rbm import CategoricalRBM, PottsBoltzmannMachine, PottsPseudoLikelihood
+from sklearn_rbm._potts.boltzmann import log_likelihood_gradient
+from sklearn_rbm._potts.chains import gibbs_sweeps
+from sklearn_rbm.sequences import (
+    compare_correlations,
+    connected_correlations,
+    frequencies,
+    parse_mutations,
+)
+
+L, Q = 4, 3
+
+
+def _states(n_sites, n_states):
+    return np.array(list(itertools.product(range(n_states), repeat=n_sites)))
+
+
+def _energies(S, h, J):
+    L = S.shape[1]
+    e = h[np.arange(L), S].sum(axis=1)
+    for i in range(L):
+        for j in range(i + 1, L):
+            e = e + J[i, j, S[:, i], S[:, j]]
+    return e
+
+
+def _exact_marginals(h, J):
+    """``(log Z, p1, p2)`` of the Potts model by enumeration."""
+    S = _states(*h.shape)
+    e = _energies(S, h, J)
+    log_z = np.logaddexp.reduce(e)
+    p = np.exp(e - log_z)
+    n_sites, q = h.shape
+    onehot = np.zeros((S.shape[0], n_sites, q))
+    onehot[np.arange(S.shape[0])[:, None], np.arange(n_sites), S] = 1.0
+    p1 = np.einsum("s,sia->ia", p, onehot)
+    p2 = np.einsum("s,sia,sjb->ijab", p, onehot, onehot)
+    return log_z, p1, p2
+
+
+def _random_model(seed, scale=0.6):
+    rng = np.random.default_rng(seed)
+    h = rng.normal(size=(L, Q))
+    J = np.zeros((L, L, Q, Q))
+    for i in range(L):
+        for j in range(i + 1, L):
+            J[i, j] = scale * rng.normal(size=(Q, Q))
+            J[j, i] = J[i, j].T
+    return h, J
+
+
+def _data(seed=0, n=3000):
+    """Rows drawn exactly from a random tiny Potts model."""
+    h, J = _random_model(seed)
+    S = _states(L, Q)
+    e = _energies(S, h, J)
+    p = np.exp(e - e.max())
+    rng = np.random.default_rng(seed + 1)
+    return S[rng.choice(S.shape[0], size=n, p=p / p.sum())].astype(np.uint8)
+
+
+def _fit(X, **settings):
+    settings = {
+        "n_chains": 8000, "learning_rate": 0.03, "target_pearson": 1.0,
+        "max_iter": 400, "random_state": 0, **settings,
+    }  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return PottsBoltzmannMachine(n_states=Q, **settings).fit(X)
+
+
+def test_fit_matches_data_marginals_exactly():
+    """At the maximum of the likelihood the model's one- and two-site
+    marginals (by enumeration) equal the data's (with the pseudocount), up
+    to the chains' noise (about sqrt(f / n_chains) = 0.005 here)."""
+    X = _data()
+    bm = _fit(X)
+    f1, f2 = frequencies(X, n_states=Q, pseudocount=1.0 / X.shape[0])
+    _, p1, p2 = _exact_marginals(bm.intercept_, bm.coupling_)
+    assert np.max(np.abs(p1 - f1)) < 0.01
+    assert np.max(np.abs(p2 - f2)) < 0.01
+    # Not trivially: the independent-site start misses them by far more.
+    log_f = np.log(f1)
+    _, q1, q2 = _exact_marginals(log_f, np.zeros_like(bm.coupling_))
+    assert np.max(np.abs(q2 - f2)) > 0.05
+
+
+def _penalised_mle(f1, f2, l2):
+    """The exact maximiser of ``sum f1 h + sum_{i<j} f2 J - log Z - l2
+    sum_{i<j} ||J_ij||^2`` by L-BFGS over enumerated states."""
+    rows, cols = np.triu_indices(L, k=1)
+
+    def unpack(theta):
+        h = theta[: L * Q].reshape(L, Q)
+        J = np.zeros((L, L, Q, Q))
+        J[rows, cols] = theta[L * Q :].reshape(-1, Q, Q)
+        J[cols, rows] = J[rows, cols].transpose(0, 2, 1)
+        return h, J
+
+    def objective(theta):
+        h, J = unpack(theta)
+        log_z, p1, p2 = _exact_marginals(h, J)
+        blocks = J[rows, cols]
+        value = -(np.sum(f1 * h) + np.sum(f2[rows, cols] * blocks) - log_z)
+        value += l2 * np.sum(blocks**2)
+        grad = np.concatenate(
+            [-(f1 - p1).ravel(), (-(f2 - p2)[rows, cols] + 2 * l2 * blocks).ravel()]
+        )
+        return value, grad
+
+    size = L * Q + rows.size * Q * Q
+    result = minimize(objective, np.zeros(size), jac=True, method="L-BFGS-B",
+                      options={"maxiter": 5000, "gtol": 1e-10})  # fmt: skip
+    return unpack(result.x)
+
+
+def test_penalised_fit_matches_exact_penalised_mle():
+    """With an L2 penalty on the couplings the fit's zero-sum couplings (the
+    penalised optimum is zero-sum itself: moving a row mean into the fields
+    only adds penalty) equal the exact penalised maximiser's."""
+    X = _data(seed=3)
+    l2 = 0.02
+    bm = _fit(X, l2=l2)
+    f1, f2 = frequencies(X, n_states=Q, pseudocount=1.0 / X.shape[0])
+    h, J = _penalised_mle(f1, f2, l2)
+    assert np.allclose(J.sum(axis=3), 0.0, atol=1e-3)
+    assert np.max(np.abs(bm.coupling_ - J)) < 0.05
+    centred = h - h.mean(axis=1, keepdims=True)
+    assert np.max(np.abs(bm.intercept_ - centred)) < 0.05
+    # The penalty matters at this tolerance: the unpenalised optimum differs.
+    _, J0 = _penalised_mle(f1, f2, 0.0)
+    assert np.max(np.abs(J0 - J)) > 0.15
+
+
+def test_gradient_matches_finite_differences():
+    """log_likelihood_gradient with exact marginals is the derivative of the
+    exact penalised mean log-likelihood (each pair block perturbed in both
+    of its stored copies)."""
+    X = _data(seed=5, n=500)
+    f1, f2 = frequencies(X, n_states=Q, pseudocount=0.01)
+    h, J = _random_model(7, scale=0.3)
+    l2 = 0.1
+
+    def objective(h, J):
+        log_z, _, _ = _exact_marginals(h, J)
+        rows, cols = np.triu_indices(L, k=1)
+        return (np.sum(f1 * h) + np.sum(f2[rows, cols] * J[rows, cols]) - log_z
+                - l2 * np.sum(J[rows, cols] ** 2))  # fmt: skip
+
+    _, p1, p2 = _exact_marginals(h, J)
+    grad_h, grad_J = log_likelihood_gradient(f1, f2, p1, p2, J, l2)
+    eps = 1e-6
+    for i, a in [(0, 0), (2, 1), (3, 2)]:
+        step = np.zeros_like(h)
+        step[i, a] = eps
+        numeric = (objective(h + step, J) - objective(h - step, J)) / (2 * eps)
+        assert numeric == pytest.approx(grad_h[i, a], abs=1e-7)
+    for i, j, a, b in [(0, 1, 0, 2), (1, 3, 2, 2), (0, 3, 1, 0)]:
+        step = np.zeros_like(J)
+        step[i, j, a, b] = step[j, i, b, a] = eps
+        numeric = (objective(h, J + step) - objective(h, J - step)) / (2 * eps)
+        assert numeric == pytest.approx(grad_J[i, j, a, b], abs=1e-7)
+        assert grad_J[j, i, b, a] == grad_J[i, j, a, b]
+    assert np.all(grad_J[np.arange(L), np.arange(L)] == 0.0)
+
+
+def test_gibbs_chains_sample_the_model():
+    """The compiled sampler's chains, swept long, have the model's exact
+    two-site marginals."""
+    h, J = _random_model(11)
+    M = 20000
+    rng = np.random.default_rng(0)
+    chains = rng.integers(0, Q, size=(M, L)).astype(np.uint8)
+    keys = rng.integers(0, 2**63, size=M).astype(np.uint64)
+    counters = np.zeros(M, dtype=np.int64)
+    Jt = np.ascontiguousarray(J.transpose(0, 1, 3, 2), dtype=np.float32)
+    gibbs_sweeps(chains, h.astype(np.float32), Jt, 30, keys, counters)
+    assert np.all(counters == 30 * L)
+    _, p1, p2 = _exact_marginals(h, J)
+    _, f2 = frequencies(chains, n_states=Q)
+    assert np.max(np.abs(f2 - p2)) < 0.015
+
+
+def test_fit_is_bit_identical_across_thread_counts():
+    X = _data(n=400)
+    settings = dict(n_chains=300, max_iter=15, target_pearson=1.0, random_state=4)
+    one = _fit(X, n_jobs=1, **settings)
+    two = _fit(X, n_jobs=2, **settings)
+    assert np.array_equal(one.coupling_, two.coupling_)
+    assert np.array_equal(one.chains_, two.chains_)
+    other = _fit(X, n_jobs=2, **{**settings, "random_state": 5})
+    assert not np.array_equal(one.chains_, other.chains_)
+
+
+def test_stops_at_target_and_records_history():
+    X = _data(n=2000)
+    bm = PottsBoltzmannMachine(n_chains=4000, target_pearson=0.9, random_state=0)
+    bm.fit(X)
+    history = bm.history_
+    assert bm.n_iter_ == history["pearson"].size < bm.max_iter
+    reached = (history["pearson"] >= 0.9) & (np.abs(history["slope"] - 1) <= 0.1)
+    assert reached[-1] and not reached[:-1].any()
+    assert np.all(np.diff(history["time"]) >= 0)
+    # The chains are samples of the fitted model: they pass the generative check.
+    check = compare_correlations(X, bm.chains_, n_triplets=2000)
+    assert check.pearson > 0.85 and 0.7 < check.slope < 1.3
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        PottsBoltzmannMachine(n_chains=50, max_iter=2, random_state=0).fit(X)
+
+
+def test_warm_start_and_bad_init():
+    X = _data(n=600)
+    plm = PottsPseudoLikelihood(lambda_e=0.1).fit(X)
+    bm = PottsBoltzmannMachine(init=plm, n_chains=500, max_iter=1, target_pearson=-1)
+    bm.fit(X)  # stops at the first check: the start's parameters, gauged
+    assert np.allclose(bm.coupling_, plm.coupling_)
+    with pytest.raises(ValueError, match="init was fitted on L=4"):
+        PottsBoltzmannMachine(init=plm).fit(np.c_[X, X[:, 0]])
+    with pytest.raises(ValueError, match="init must be 'independent' or a fitted"):
+        PottsBoltzmannMachine(init=PottsPseudoLikelihood()).fit(X)
+
+
+def test_diverging_fit_names_the_learning_rate():
+    X = _data(n=300)
+    with pytest.raises(FloatingPointError, match="learning_rate=1e"):
+        _fit(X, learning_rate=1e308, max_iter=5, n_chains=50)
+
+
+# -- the statistics ---------------------------------------------------------------
+
+
+def test_frequencies_and_correlations_by_brute_force():
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 3, size=(50, 4))
+    w = rng.random(50)
+    pi = 0.1
+    f1, f2 = frequencies(X, w, n_states=3, pseudocount=pi)
+    W = w / w.sum()
+    for i, j, a, b in [(0, 1, 2, 0), (3, 2, 1, 1), (1, 1, 2, 2)]:
+        pair = np.sum(W * (X[:, i] == a) * (X[:, j] == b))
+        if i == j:
+            assert f2[i, j, a, b] == pytest.approx((1 - pi) * pair + pi / 3)
+        else:
+            assert f2[i, j, a, b] == pytest.approx((1 - pi) * pair + pi / 9)
+        assert f1[i, a] == pytest.approx((1 - pi) * np.sum(W * (X[:, i] == a)) + pi / 3)
+    C = connected_correlations(X, w, n_states=3)
+    g1, g2 = frequencies(X, w, n_states=3)
+    assert C[0, 2, 1, 2] == pytest.approx(g2[0, 2, 1, 2] - g1[0, 1] * g1[2, 2])
+    assert np.all(C[1, 1] == 0)
+
+
+def test_three_site_check_against_numpy():
+    from sklearn_rbm._potts.statistics import three_site_connected
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(80, 5)).astype(np.uint8)
+    w = rng.random(80)
+    sites, states = np.array([[0, 2, 4]]), np.array([[1, 0, 2]])
+    W = w / w.sum()
+    xa, xb, xc = (X[:, 0] == 1), (X[:, 2] == 0), (X[:, 4] == 2)
+    m = lambda *z: np.sum(W * np.prod(z, axis=0))  # noqa: E731
+    truth = (m(xa, xb, xc) - m(xa, xb) * m(xc) - m(xa, xc) * m(xb)
+             - m(xb, xc) * m(xa) + 2 * m(xa) * m(xb) * m(xc))  # fmt: skip
+    assert three_site_connected(X, w, sites, states)[0] == pytest.approx(truth)
+
+
+def test_compare_correlations_tells_good_samples_from_independent_ones():
+    X = _data(n=6000)
+    good = compare_correlations(X[:3000], X[3000:], n_triplets=3000)
+    rng = np.random.default_rng(0)
+    shuffled = np.column_stack([rng.permutation(c) for c in X[3000:].T])
+    bad = compare_correlations(X[:3000], shuffled, n_triplets=3000)
+    assert good.pearson > 0.95 and 0.85 < good.slope < 1.15
+    assert good.pearson_three_site > 0.5
+    assert abs(bad.slope) < 0.1
+
+
+# -- mutation effects -------------------------------------------------------------
+
+
+def _mutants(s, q):
+    rows = []
+    for i in range(s.size):
+        for a in range(q):
+            row = s.copy()
+            row[i] = a
+            rows.append(row)
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("fitted", ["plm", "bm"])
+def test_mutation_effects_are_energy_differences(fitted):
+    X = _data(n=500)
+    if fitted == "plm":
+        model = PottsPseudoLikelihood(lambda_e=0.5).fit(X)
+    else:
+        model = _fit(X, n_chains=500, max_iter=30)
+    s = X[7].astype(np.int64)
+    effects = model.mutation_effects(s)
+    truth = model.energy(_mutants(s, Q)) - model.energy(s[None, :])[0]
+    assert effects.shape == (L, Q)
+    assert np.allclose(effects.ravel(), truth, atol=1e-12)
+    assert np.all(effects[np.arange(L), s] == 0.0)
+    assert np.abs(effects).max() > 0.1
+
+
+def test_rbm_mutation_effects_are_free_energy_differences():
+    X = _data(n=300)
+    rbm = CategoricalRBM(n_components=3, n_states=Q, n_iter=2, random_state=0).fit(X)
+    s = X[3].astype(np.int64)
+    effects = rbm.mutation_effects(s)
+    truth = rbm.free_energy(s[None, :].astype(float))[0] - rbm.free_energy(
+        _mutants(s, Q).astype(float)
+    )
+    assert np.allclose(effects.ravel(), truth)
+    assert np.all(effects[np.arange(L), s] == 0.0)
+
+
+def test_parse_mutations():
+    wild = "KLCAG"
+    parsed = parse_mutations(["L11V", "K10A:G14W"], wild, offset=10)
+    assert parsed[0][0].tolist() == [1] and parsed[0][1].tolist() == [18]
+    assert parsed[1][0].tolist() == [0, 4] and parsed[1][1].tolist() == [1, 19]
+    codes = np.array(["-ACDEFGHIKLMNPQRSTVWY".index(c) for c in wild])
+    assert parse_mutations("C3A", codes)[0][0].tolist() == [2]
+    mismatch = "'A2V' says residue 2 is 'A', but the wild type has 'L'"
+    with pytest.raises(ValueError, match=mismatch):
+        parse_mutations("A2V", wild)
+    with pytest.raises(ValueError, match="position 9 of 'K9A' is out of range"):
+        parse_mutations("K9A", wild)
+    with pytest.raises(ValueError, match="unknown letter 'Z' in 'K1Z'"):
+        parse_mutations("K1Z", wild)
+    with pytest.raises(ValueError, match="cannot read 'K1'"):
+        parse_mutations("K1", wild)
+
+
+def test_dms_table_in_a_few_lines():
+    """Single and double mutants of a table scored from the effects and the
+    energy agree with the energies of the mutated sequences."""
+    X = _data(n=500)
+    model = PottsPseudoLikelihood(lambda_e=0.5).fit(X)
+    alphabet = "-AC"
+    s = X[0].astype(np.int64)
+    wild = "".join(alphabet[c] for c in s)
+    other = {"-": "A", "A": "C", "C": "-"}
+    labels = [f"{wild[0]}1{other[wild[0]]}", f"{wild[2]}3{other[wild[2]]}"]
+    effects = model.mutation_effects(s)
+    parsed = parse_mutations(labels, wild, alphabet=alphabet)
+    scores = [effects[i[0], a[0]] for i, a in parsed]
+    for (i, a), score in zip(parsed, scores, strict=True):
+        mutant = s.copy()
+        mutant[i] = a
+        assert score == pytest.approx(
+            model.energy(mutant[None])[0] - model.energy(s[None])[0]
+        )
