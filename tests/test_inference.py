@@ -338,7 +338,7 @@ def test_inputs_are_not_modified_and_read_only_inputs_work():
 
 
 def test_one_compiled_specialisation_whatever_the_input_types():
-    from sklearn_rbm._conditional.estimator import bp_kernels as bp
+    from sklearn_rbm._conditional import bp_kernels as bp
 
     W, b, c = random_rbm(0, 3, 4)
     read_only = W.copy()
