@@ -1,7 +1,7 @@
 """``python -m sklearn_rbm``: a tour of the package on embedded data.
 
 Each stop fits one estimator on data that ships with scikit-learn or is
-generated, and prints what it found. The whole tour takes about 25 s on two
+generated, and prints what it found. The whole tour takes about 35 s on two
 cores, its first run included: ``pip install`` compiled the kernels it needs.
 """
 
