@@ -353,15 +353,16 @@ def _codes_with_states(X, n_states, name="X"):
     return X, q
 
 
-@validate_params(
-    {
-        "X": ["array-like"],
-        "sample_weight": ["array-like", None],
-        "n_states": [Interval(numbers.Integral, 2, 255, closed="both"), None],
-        "pseudocount": [Interval(numbers.Real, 0, 1, closed="both")],
-    },
-    prefer_skip_nested_validation=True,
-)
+#: The arguments of the frequency statistics, checked alike.
+_FREQUENCY_PARAMETERS = {
+    "X": ["array-like"],
+    "sample_weight": ["array-like", None],
+    "n_states": [Interval(numbers.Integral, 2, 255, closed="both"), None],
+    "pseudocount": [Interval(numbers.Real, 0, 1, closed="both")],
+}
+
+
+@validate_params(_FREQUENCY_PARAMETERS, prefer_skip_nested_validation=True)
 def frequencies(X, sample_weight=None, *, n_states=None, pseudocount=0.0):
     """Weighted one- and two-site frequencies of integer-coded sequences.
 
@@ -402,15 +403,7 @@ def frequencies(X, sample_weight=None, *, n_states=None, pseudocount=0.0):
     return _statistics.frequencies(X, w, q, float(pseudocount))
 
 
-@validate_params(
-    {
-        "X": ["array-like"],
-        "sample_weight": ["array-like", None],
-        "n_states": [Interval(numbers.Integral, 2, 255, closed="both"), None],
-        "pseudocount": [Interval(numbers.Real, 0, 1, closed="both")],
-    },
-    prefer_skip_nested_validation=True,
-)
+@validate_params(_FREQUENCY_PARAMETERS, prefer_skip_nested_validation=True)
 def connected_correlations(X, sample_weight=None, *, n_states=None, pseudocount=0.0):
     """Connected two-site correlations ``C_ij(a, b) = f_ij(a, b) - f_i(a) f_j(b)``.
 
