@@ -1,7 +1,7 @@
 """
-=====================================================================
+========================================================================
 Generative Potts models: Boltzmann-machine learning and mutation effects
-=====================================================================
+========================================================================
 
 A Potts model fitted by pseudo-likelihood predicts contacts well, but its
 samples do not reproduce the family's statistics: its connected two-site

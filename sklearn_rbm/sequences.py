@@ -95,7 +95,7 @@ def read_alignment(path_or_file, alphabet="protein"):
     ----------
     path_or_file : str, path-like or file object
         The alignment's path, or an open file (binary or text); not the
-        alignment's text itself (wrap that in :class:`io.StringIO`).
+        alignment's text itself (wrap that in ``io.StringIO``).
     alphabet : {'protein', 'rna', 'dna'} or str, default='protein'
         'rna' is ``-ACGU`` (T read as U), 'dna' ``-ACGT``; any other string is
         the alphabet itself (ASCII symbols), its first symbol the gap.
