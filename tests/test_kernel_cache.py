@@ -271,3 +271,23 @@ def test_a_user_entry_of_another_processor_is_compiled_again(tmp_path):
     native = call(tmp_path, tmp_path / "nowhere")
     assert generic["misses"] == 1 and native["misses"] == 1
     assert call(tmp_path, tmp_path / "nowhere")["hits"] == 1
+
+
+def test_stale_user_folders_are_removed_when_a_new_one_is_made(tmp_path, monkeypatch):
+    kernels = tmp_path / "sklearn_rbm" / "kernels"
+    stale, recent, other = kernels / ("a" * 20), kernels / ("b" * 20), kernels / "keep"
+    for folder in (stale, recent, other):
+        (folder / "sub").mkdir(parents=True)
+        (folder / "sub" / "entry.nbi").write_text("")
+    long_ago = 0.0  # 1970: older than any limit
+    for path in (stale, stale / "sub", stale / "sub" / "entry.nbi", other):
+        os.utime(path, (long_ago, long_ago))
+    monkeypatch.setenv(cache.USER_FOLDER_VARIABLE, str(tmp_path / "sklearn_rbm"))
+    cache.user_folder.cache_clear()
+    try:
+        folder = cache.user_folder()
+    finally:
+        cache.user_folder.cache_clear()
+    assert folder.parent == kernels and not folder.exists()
+    # Only folders named like the per-user ones, and written long ago, go.
+    assert not stale.exists() and recent.exists() and other.exists()

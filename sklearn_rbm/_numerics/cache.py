@@ -41,7 +41,10 @@ import functools
 import hashlib
 import inspect
 import os
+import re
+import shutil
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +67,8 @@ SHIPPED_FOLDER = PACKAGE_ROOT / "_kernel_cache"
 BUILD_FOLDER_VARIABLE = "SKLEARN_RBM_KERNEL_CACHE_BUILD"
 # Where the per-user folder of compiled kernels lives, if not in the default.
 USER_FOLDER_VARIABLE = "SKLEARN_RBM_KERNEL_CACHE_DIR"
+# The names of the per-user folders (a hash of what the kernels depend on).
+_STAMP_NAME = re.compile(r"[0-9a-f]{20}")
 
 
 def numba_version():
@@ -106,7 +111,8 @@ def user_folder():
     source stamp and the numba and Python versions: every environment of the
     user with the same sources and versions reads and fills the same folder,
     so a second virtual environment compiles nothing the first compiled, and
-    an edit of any kernel source starts a new folder.
+    an edit of any kernel source starts a new folder (and removes those not
+    written to for :data:`STALE_DAYS` days).
     """
     root = os.environ.get(USER_FOLDER_VARIABLE)
     if not root and os.environ.get("NUMBA_CACHE_DIR"):
@@ -115,8 +121,38 @@ def user_folder():
         base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
         root = Path(base, "sklearn_rbm")
     key = repr((source_stamp(), numba_version(), sys.version_info[:2]))
-    name = hashlib.sha256(key.encode()).hexdigest()[:20]
-    return Path(root, "kernels", name)
+    folder = Path(root, "kernels", hashlib.sha256(key.encode()).hexdigest()[:20])
+    if not folder.exists():
+        _remove_stale_folders(folder.parent)
+    return folder
+
+
+#: Days after its last write that the per-user folder of other sources or
+#: versions is removed (when the folder of new ones is made).
+STALE_DAYS = 30
+
+
+def _remove_stale_folders(parent):
+    """Remove the per-user folders under ``parent`` (named like those of
+    :func:`user_folder`) written to last more than :data:`STALE_DAYS` ago:
+    every edit or upgrade starts a new folder, and the old ones would pile
+    up. Best effort: a folder that cannot be removed stays."""
+    oldest = time.time() - STALE_DAYS * 86400
+    try:
+        candidates = list(Path(parent).iterdir())
+    except OSError:
+        return
+    for folder in candidates:
+        try:
+            if (
+                _STAMP_NAME.fullmatch(folder.name)
+                and folder.is_dir()
+                and max(p.stat().st_mtime for p in [folder, *folder.rglob("*")])
+                < oldest
+            ):
+                shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue
 
 
 @functools.cache
