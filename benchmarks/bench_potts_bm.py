@@ -46,6 +46,7 @@ import time
 import warnings
 
 import numpy as np
+from bench_potts import contact_map  # the distance file's reader
 
 from sklearn_rbm import PottsBoltzmannMachine, PottsPseudoLikelihood
 from sklearn_rbm._potts.chains import gibbs_sweeps
@@ -57,16 +58,6 @@ from sklearn_rbm.sequences import (
 )
 
 _LINE = re.compile(r"it:\s*(\d+)\s+el_time:\s*([\d.eE+-]+).*pears_all:\s*([\d.eE+-]+)")
-
-
-def contact_map(path, L, cutoff=8.0):
-    data = np.loadtxt(path)
-    i = data[:, 0].astype(int) - 1
-    j = data[:, 1].astype(int) - 1
-    contacts = np.zeros((L, L), dtype=bool)
-    close = data[:, -1] < cutoff
-    contacts[i[close], j[close]] = contacts[j[close], i[close]] = True
-    return contacts
 
 
 def fresh_samples(bm, n_snapshots=4, sweeps_between=10, seed=1):
