@@ -38,8 +38,9 @@ import math
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic
 
+from .._core.numba_compat import inline_overload
 from .jit import vector_jit
 from .random import uniform
 
@@ -202,7 +203,7 @@ def sigmoid_native(x):
     return sigmoid(x)
 
 
-@overload(sigmoid_native, inline="always")
+@inline_overload(sigmoid_native)
 def _sigmoid_native(x):
     if x == types.float32:
         return lambda x: sigmoid32(x)
@@ -217,7 +218,7 @@ def exp_nonpositive_native(x):
     return exp_nonpositive(max(x, -EXP_FLOOR))
 
 
-@overload(exp_nonpositive_native, inline="always")
+@inline_overload(exp_nonpositive_native)
 def _exp_nonpositive_native(x):
     if x == types.float32:
         return lambda x: exp_nonpositive32(max(x, -EXP_FLOOR_32))
@@ -339,7 +340,7 @@ def is_float32(x):
     return x.dtype == np.float32
 
 
-@overload(is_float32, inline="always")
+@inline_overload(is_float32)
 def _is_float32(x):
     answer = x.dtype == types.float32
     return lambda x: answer

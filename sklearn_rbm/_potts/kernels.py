@@ -19,8 +19,8 @@ afterwards, so the results do not depend on the thread count.
 import numba
 import numpy as np
 from numba import types
-from numba.extending import overload
 
+from .._core.numba_compat import inline_overload
 from .._numerics.jit import jit
 from .._numerics.reduction import dot
 from .._numerics.vecmath import exp_nonpositive_native
@@ -242,7 +242,7 @@ def _segment(v, lo, hi):
     return None if v is None else v[lo:hi]
 
 
-@overload(_segment, inline="always")
+@inline_overload(_segment)
 def _segment_compiled(v, lo, hi):
     if isinstance(v, types.NoneType):
         return lambda v, lo, hi: None

@@ -99,9 +99,9 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 from numba import types
-from numba.extending import overload
 
 from ..._core.divergence import blamed_settings
+from ..._core.numba_compat import inline_overload
 from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit
 from ..._numerics.steps import bias_step_, column_sum, scale_add_
@@ -132,7 +132,7 @@ def implements(hook, units):
             if is_units(args[0], units):
                 return kernel
 
-        overload(hook, inline="always")(typer)
+        inline_overload(hook)(typer)
         return kernel
 
     return register
@@ -234,7 +234,7 @@ def _fixed_potential(numba_type):
     )
 
 
-@overload(potential_statistics, inline="always")
+@inline_overload(potential_statistics)
 def _no_potential_statistics(units, visible, ctx, S, W, field, weights):
     if _fixed_potential(units):
         return lambda units, visible, ctx, S, W, field, weights: np.zeros(
@@ -242,7 +242,7 @@ def _no_potential_statistics(units, visible, ctx, S, W, field, weights):
         )
 
 
-@overload(potential_step_, inline="always")
+@inline_overload(potential_step_)
 def _no_potential_step(units, data, chain, scale_data, scale_chain, rate, momentum):
     if _fixed_potential(units):
         return lambda units, data, chain, scale_data, scale_chain, rate, momentum: None

@@ -46,6 +46,7 @@ from ..._core.divergence import (
     diagnose,
     likelihood_ceiling,
 )
+from ..._core.numba_compat import inline_overload
 from ..._core.utils import (
     as_real_array,
     check_unit_interval,
@@ -142,7 +143,7 @@ def scaled(value, scale):
     return value if scale is None else value * scale
 
 
-@overload(scaled, inline="always")
+@inline_overload(scaled)
 def _scaled(value, scale):
     if isinstance(scale, types.NoneType):
         return lambda value, scale: value
