@@ -291,3 +291,38 @@ def test_stale_user_folders_are_removed_when_a_new_one_is_made(tmp_path, monkeyp
     assert folder.parent == kernels and not folder.exists()
     # Only folders named like the per-user ones, and written long ago, go.
     assert not stale.exists() and recent.exists() and other.exists()
+
+
+def test_an_inlined_overload_is_not_also_compiled_on_its_own():
+    # numba's overload(inline="always") compiles its implementation as a
+    # dispatcher of its own before inlining it; inline_overload only types it.
+    from numba.core import event
+
+    from sklearn_rbm._core.numba_compat import inline_overload
+
+    def halve(x):
+        raise NotImplementedError
+
+    def _halve_impl(x):
+        return x / 2.0
+
+    @inline_overload(halve)
+    def _halve(x):
+        return _halve_impl
+
+    @numba.njit
+    def caller(x):
+        return halve(x) + 1.0
+
+    compiled = []
+
+    class Listener(event.Listener):
+        def on_start(self, compile_event):
+            compiled.append(compile_event.data["dispatcher"].py_func.__name__)
+
+        def on_end(self, compile_event):
+            pass
+
+    with event.install_listener("numba:compile", Listener()):
+        assert caller(3.0) == 2.5
+    assert compiled == ["caller"]
