@@ -200,7 +200,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke-sized run")
     parser.add_argument(
-        "--threads", type=int, nargs="+", default=None,
+        "--threads", "--blas-threads", type=int, nargs="+", default=None,
         help="thread counts to run (default: 1 and every core)",
     )  # fmt: skip
     args = parser.parse_args()
