@@ -231,7 +231,8 @@ def test_warm_start_and_bad_init():
     assert np.allclose(bm.coupling_, plm.coupling_)
     with pytest.raises(ValueError, match="init was fitted on L=4"):
         PottsBoltzmannMachine(init=plm).fit(np.c_[X, X[:, 0]])
-    with pytest.raises(ValueError, match="init must be 'auto', 'independent', 'pseudolikelihood' or a"):
+    message = "init must be 'auto', 'independent', 'pseudolikelihood' or a fitted"
+    with pytest.raises(ValueError, match=message):
         PottsBoltzmannMachine(init=PottsPseudoLikelihood()).fit(X)
 
 

@@ -30,12 +30,12 @@ from .._core.utils import (
     one_blas_thread,
     warn,
 )
+from . import sparsity
 from .base import PottsModel
 from .chains import gibbs_sweeps
 from .data import MAX_STATES, check_codes, distinct_rows
 from .estimator import PottsPseudoLikelihood, _Threads
 from .model import zero_sum_gauge
-from . import sparsity
 from .sparsity import ACTIVATE_EVERY
 from .statistics import connected, frequencies, pearson_slope
 
