@@ -159,6 +159,8 @@ def instance_id(estimator):
         setting += "-per-column"
     if getattr(estimator, "one_hot", False):
         setting += "-one-hot"
+    if getattr(estimator, "couplings", "dense") != "dense":
+        setting += f"-{estimator.couplings}"
     return f"{type(estimator).__name__}-{setting}"
 
 
