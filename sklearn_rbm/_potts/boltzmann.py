@@ -232,7 +232,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         Initial step of every parameter in units of its gradient's running
         scale (RMSprop): about the change of a field or coupling per
         update. None is 0.01 from the independent-site model and 0.002 from
-        a fitted model (``init``): near the optimum a smaller rate keeps the
+        a fitted one (the pseudo-likelihood start or a fitted ``init``):
+        near the optimum a smaller rate keeps the
         persistent chains at the model's equilibrium, so that fresh samples
         reproduce the data as well as the chains did.
     l2 : float, default=0.0
