@@ -8,7 +8,8 @@ samples do not reproduce the family's statistics: its connected two-site
 correlations are too weak. :class:`~sklearn_rbm.PottsBoltzmannMachine` fits
 the same model by maximum likelihood on persistent Gibbs chains (bmDCA,
 Figliuzzi, Barrat-Charlaix & Weigt 2018; adabmDCA, Muntoni et al. 2021), so
-that its samples do. The left panels plot the models' connected
+that its samples do (by default it starts from a pseudo-likelihood fit of
+its own and corrects it). The left panels plot the models' connected
 correlations against the data's (:func:`sklearn_rbm.sequences.compare_correlations`
 gives their Pearson correlation and slope); the right panel is the map of
 single-mutant effects ``log P(mutant) - log P(wild type)`` of the Boltzmann
@@ -69,6 +70,7 @@ print(f"Boltzmann machine: {bm.n_iter_} updates, {bm.history_['time'][-1]:.0f} s
 n_samples = 2000 if quick else 10000
 samples = {
     "pseudo-likelihood": plm.sample(n_samples, burn_in=200, thinning=5, random_state=0),
+    # The chains of the stopping test: equilibrated samples of the model.
     "Boltzmann machine": bm.chains_[:n_samples],
 }
 data = connected_correlations(X, w, n_states=n_states, pseudocount=1 / w.sum())

@@ -85,6 +85,13 @@ INSTANCES = [
     # Maximum likelihood on persistent chains; the L1 penalty's proximal step.
     PottsBoltzmannMachine(n_chains=200, max_iter=20, random_state=0),
     PottsBoltzmannMachine(n_chains=200, max_iter=20, l1=0.01, l2=0.01, random_state=0),
+    # Sparse couplings, grown and pruned.
+    *(
+        PottsBoltzmannMachine(
+            n_chains=200, max_iter=20, couplings=couplings, random_state=0
+        )
+        for couplings in ("activation", "decimation")
+    ),
     *(
         CategoricalRBM(
             n_components=4, solver=solver, n_iter=3, batch_size=10, random_state=0
@@ -152,6 +159,8 @@ def instance_id(estimator):
         setting += "-per-column"
     if getattr(estimator, "one_hot", False):
         setting += "-one-hot"
+    if getattr(estimator, "couplings", "dense") != "dense":
+        setting += f"-{estimator.couplings}"
     return f"{type(estimator).__name__}-{setting}"
 
 

@@ -86,8 +86,13 @@ class PottsModel:
             :func:`sklearn_rbm.sequences.top_contacts`.
         """
         check_is_fitted(self)
-        J = self.coupling_ if include_gap else self.coupling_[:, :, 1:, 1:]
-        return coupling_scores(J, apc)
+        J = self._zero_sum_coupling()
+        return coupling_scores(J if include_gap else J[:, :, 1:, 1:], apc)
+
+    def _zero_sum_coupling(self):
+        """``coupling_`` in the zero-sum gauge (a model that keeps another
+        gauge converts it)."""
+        return self.coupling_
 
     # The hooks of LikelihoodMixin (score, score_samples, log_partition_function).
     def _validate_query(self, X):
