@@ -39,13 +39,13 @@ class GaussianBernoulliRBM(RBMTrainer, BaseGaussianRBM):
     batches of 50 at ``learning_rate=0.02`` with momentum 0.5, 400 epochs)
     were chosen by held-out log-density on dequantised, standardised 8x8
     digits, where they beat one full-covariance Gaussian
-    (``GaussianMixture(n_components=1)``) by 5-7 nats in three splits in
-    about 15 s of one core. Its visible units are independent given the
-    hidden ones, so linear correlations cost it hidden units: on small
-    tabular data one full Gaussian stays level (standardised wine, within
-    half a nat) or ahead (breast cancer, whose near-collinear features it
-    takes in its covariance, by 14-18 nats). The User Guide has the tables
-    and how each default was chosen.
+    (``GaussianMixture(n_components=1)``) by 4.9-7.1 nats in three splits,
+    in 12-13 s of CPU. Its visible units are independent given the hidden
+    ones, so linear correlations cost it hidden units: on standardised wine
+    it is level with one full Gaussian (0.2-0.4 nats ahead), on breast
+    cancer, whose near-collinear features the Gaussian takes in its
+    covariance, 14-18 nats behind. The User Guide has the tables and how
+    each default was chosen.
 
     Read more in the :ref:`User Guide <gaussian_user_guide>`.
 
