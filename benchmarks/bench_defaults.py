@@ -32,8 +32,8 @@ grbm
     of 2 and 4; fit seconds wall and CPU.
 categorical
     CategoricalRBM on an aligned protein family (``--alignment PATH``;
-    skipped without it): ``--rows`` sequences fitted (6,000), the rest held
-    out, sequence weights; held-out log-likelihood per sequence of the
+    skipped without it): ``--rows`` sequences fitted (6,000), ``--held-out``
+    of the rest held out (1,500), sequence weights; held-out log-likelihood per sequence of the
     independent-site model, of the defaults (with the bracket of
     ``log_likelihood_bounds``) and of ``--sizes`` hidden units after each of
     ``--epochs`` epochs (one fit per size, continued by ``partial_fit``).
@@ -274,22 +274,22 @@ def bench_grbm():
 
 
 # ----------------------------------------------------------- categorical RBM
-def alignment_split(path, n_fit):
+def alignment_split(path, n_fit, n_held_out):
     """Integer codes of the alignment at ``path`` split at random (seed 0):
-    ``n_fit`` rows to fit (at most 80 %), the rest held out; the usual
-    sequence weights of the fitted rows."""
+    ``n_fit`` rows to fit (at most 80 %), up to ``n_held_out`` of the rest
+    held out; the usual sequence weights of the fitted rows."""
     codes = read_alignment(path)[0].astype(np.float64)
     order = np.random.default_rng(0).permutation(len(codes))
     n_fit = min(n_fit, int(0.8 * len(codes)))
-    train, test = codes[order[:n_fit]], codes[order[n_fit:]]
+    train, test = codes[order[:n_fit]], codes[order[n_fit:][:n_held_out]]
     return train, test, sequence_weights(train.astype(np.uint8))
 
 
-def bench_categorical(path, n_fit, sizes, epochs):
+def bench_categorical(path, n_fit, n_held_out, sizes, epochs):
     print(f"\nCategoricalRBM on {path}: held-out log-likelihood per sequence (AIS;")
     print("bounds from log_likelihood_bounds), defaults against a grid of sizes and")
     print("epochs (each size trained once, scored after each number of epochs)")
-    train, test, weights = alignment_split(path, n_fit)
+    train, test, weights = alignment_split(path, n_fit, n_held_out)
     length = train.shape[1]
     fields = independent_site_fields(train, N_STATES, weights)
     independent = fields[np.arange(length), test.astype(np.int64)].sum(axis=1).mean()
@@ -323,6 +323,7 @@ def main():
     parser.add_argument("--only", choices=["crbm", "fw", "grbm", "categorical"])
     parser.add_argument("--alignment", help="aligned protein family (FASTA)")
     parser.add_argument("--rows", type=int, default=6000, help="rows to fit")
+    parser.add_argument("--held-out", type=int, default=1500, help="rows held out")
     parser.add_argument("--sizes", default="100,200,400")
     parser.add_argument("--epochs", default="20,40,60,100")
     args = parser.parse_args()
@@ -339,7 +340,7 @@ def main():
             sizes, epochs = (
                 [int(n) for n in text.split(",")] for text in (args.sizes, args.epochs)
             )
-            bench_categorical(args.alignment, args.rows, sizes, epochs)
+            bench_categorical(args.alignment, args.rows, args.held_out, sizes, epochs)
         else:
             print("\nCategoricalRBM: skipped (no --alignment file)")
 

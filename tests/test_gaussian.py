@@ -443,7 +443,7 @@ def test_features_in_a_pipeline_on_digits(digits):
             StandardScaler(),
             GaussianBernoulliRBM(
                 n_components=100, solver="cg", learning_rate=0.01, batch_size=10,
-                n_iter=10, random_state=0,
+                n_iter=10, n_gibbs_steps=1, momentum=0.0, random_state=0,
             ),
             classifier(),
         ).fit(X_train, y_train)  # fmt: skip
