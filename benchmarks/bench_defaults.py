@@ -33,8 +33,8 @@ grbm
 categorical
     CategoricalRBM on an aligned protein family (``--alignment PATH``;
     skipped without it): ``--rows`` sequences fitted (6,000), ``--held-out``
-    of the rest held out (1,500), sequence weights; held-out log-likelihood per sequence of the
-    independent-site model, of the defaults (with the bracket of
+    of the rest held out (1,500), sequence weights; held-out log-likelihood
+    per sequence of the independent-site model, of the defaults (with the bracket of
     ``log_likelihood_bounds``) and of ``--sizes`` hidden units after each of
     ``--epochs`` epochs (one fit per size, continued by ``partial_fit``).
 
@@ -292,9 +292,12 @@ def bench_categorical(path, n_fit, n_held_out, sizes, epochs):
     train, test, weights = alignment_split(path, n_fit, n_held_out)
     length = train.shape[1]
     fields = independent_site_fields(train, N_STATES, weights)
-    independent = fields[np.arange(length), test.astype(np.int64)].sum(axis=1).mean()
-    print(f"{len(train)} rows to fit (effective {weights.sum():.0f}), {len(test)} "
-          f"held out, {length} columns; independent sites {independent:.2f}")  # fmt: skip
+    codes = test.astype(np.int64)
+    independent = fields[np.arange(length), codes].sum(axis=1).mean()
+    print(
+        f"{len(train)} rows to fit (effective {weights.sum():.0f}), {len(test)} "
+        f"held out, {length} columns; independent sites {independent:.2f}"
+    )
     widths = (22, 10, 16, 26, 12)
     row("model", "epochs", "held-out", "bounds", "fit s (CPU)", widths=widths)
     CategoricalRBM(n_components=2, n_states=N_STATES, n_iter=1).fit(train[:50])

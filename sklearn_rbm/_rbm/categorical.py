@@ -64,7 +64,11 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
     Parameters
     ----------
     n_components : int, default=100
-        Number of hidden units.
+        Number of hidden units. This default and ``n_iter``'s were chosen on
+        a family of 53 columns (PF00014); on one of 202 columns they underfit
+        (400 units did 27 nats per sequence better after 10 epochs): give a
+        wider family a few hundred units and more epochs (User Guide, *Wider
+        families*).
     n_states : int, array-like of int or None, default=None
         Number of states ``q`` of every column, or one per column (columns
         with fewer states than the largest are padded to it: the padded
