@@ -24,13 +24,21 @@ fw
     unit helps) and three noisy prototypes on 12 pixels (the curve rises,
     then flattens).
 grbm
-    GaussianBernoulliRBM with the previous and the current defaults on
-    standardised wine, breast cancer and dequantised digits (uniform noise
-    added to the 17 grey levels), three 75/25 splits, held-out log-density
-    in nats (exact up to 20 hidden units, AIS beyond) against one
-    full-covariance Gaussian and mixtures of 2 and 4.
+    GaussianBernoulliRBM with the previous (issue 22) and the current
+    (issue 36) defaults on standardised wine, breast cancer and dequantised
+    digits (uniform noise added to the 17 grey levels), three 75/25 splits,
+    held-out log-density in nats (exact up to 20 hidden units, AIS beyond)
+    against independent Gaussians, one full-covariance Gaussian and mixtures
+    of 2 and 4; fit seconds wall and CPU.
+categorical
+    CategoricalRBM on an aligned protein family (``--alignment PATH``;
+    skipped without it): ``--rows`` sequences fitted (6,000), ``--held-out``
+    of the rest held out (1,500), sequence weights; held-out log-likelihood
+    per sequence of the independent-site model, of the defaults (with the bracket of
+    ``log_likelihood_bounds``) and of ``--sizes`` hidden units after each of
+    ``--epochs`` epochs (one fit per size, continued by ``partial_fit``).
 
-``--only crbm`` (or fw, grbm) runs one table. Fit times include no numba
+``--only crbm`` (or fw, grbm, categorical) runs one table. Fit times include no numba
 compilation (each estimator is fitted once on a small problem first).
 Timings on a loaded two-core machine vary by a factor of several from run
 to run; compare rows within one run.
@@ -38,6 +46,7 @@ to run; compare rows within one run.
 
 import argparse
 import itertools
+import os
 import time
 import warnings
 
@@ -55,12 +64,17 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_rbm import (
+    CategoricalRBM,
     ConditionalRBMRegressor,
     FrankWolfeRBM,
     GaussianBernoulliRBM,
 )
 from sklearn_rbm._frank_wolfe import growth
+from sklearn_rbm._rbm.layers.categorical import independent_site_fields
 from sklearn_rbm.datasets import flip_pixels, load_binary_digits, occlude_patches
+from sklearn_rbm.sequences import read_alignment, sequence_weights
+
+N_STATES = 21  # the protein alphabet: 20 amino acids and the gap
 
 
 def timed(function, *args):
@@ -217,36 +231,104 @@ def gaussian_data(name, seed):
     return scaler.transform(X), scaler.transform(X_test)
 
 
+#: The defaults before issue 36 (chosen in issue 22).
+PREVIOUS_GRBM = dict(
+    n_components=256, solver="csdcp", learning_rate=0.01, batch_size=20,
+    n_iter=50, n_gibbs_steps=1, momentum=0.0,
+)  # fmt: skip
+
+
+def timed_cpu(function, *args):
+    """``function(*args)``, its wall and its CPU seconds (all threads)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = function(*args)
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
 def bench_grbm():
     print("\nGaussianBernoulliRBM: held-out log-density (nats), previous defaults")
-    print("(batch 100, 20 epochs) and current (batch 20, 50 epochs), vs Gaussians")
-    widths = (15, 6, 16, 16, 10, 10, 10)
-    row("data", "split", "previous (s)", "defaults (s)", "full Gauss", "GMM 2",
-        "GMM 4", widths=widths)  # fmt: skip
+    print("(256 units, CS-DCP, CD-1 steps, batch 20, 50 epochs) and current (128")
+    print("units, centred CD-10, batch 50, rate 0.02, momentum 0.5, 400 epochs),")
+    print("fit seconds wall / CPU, vs independent and full Gaussians, mixtures")
+    widths = (15, 6, 20, 20, 8, 10, 8, 8)
+    row("data", "split", "previous (s)", "defaults (s)", "diag", "full Gauss",
+        "GMM 2", "GMM 4", widths=widths)  # fmt: skip
     GaussianBernoulliRBM(n_iter=1).fit(np.random.default_rng(0).normal(size=(50, 3)))
-    previous = dict(batch_size=100, n_iter=20)
     for name in ("wine", "breast cancer", "digits"):
         for seed in range(3):
             X, X_test = gaussian_data(name, seed)
             cells = []
-            for params in (previous, {}):
+            for params in (PREVIOUS_GRBM, {}):
                 rbm = GaussianBernoulliRBM(random_state=seed, **params)
                 try:
-                    _, seconds = timed(rbm.fit, X)
-                    cells.append(f"{rbm.score(X_test):.2f} ({seconds:.1f})")
+                    _, wall, cpu = timed_cpu(rbm.fit, X)
+                    cells.append(f"{rbm.score(X_test):.2f} ({wall:.0f}/{cpu:.0f})")
                 except FloatingPointError:
                     cells.append("diverged")
-            mixtures = [
-                GaussianMixture(k, covariance_type="full", reg_covar=1e-3,
+            gaussians = [
+                GaussianMixture(k, covariance_type=kind, reg_covar=1e-3,
                                 random_state=0).fit(X).score(X_test)
-                for k in (1, 2, 4)
+                for kind, k in (("diag", 1), ("full", 1), ("full", 2), ("full", 4))
             ]  # fmt: skip
-            row(name, seed, *cells, *(f"{m:.2f}" for m in mixtures), widths=widths)
+            row(name, seed, *cells, *(f"{m:.2f}" for m in gaussians), widths=widths)
+
+
+# ----------------------------------------------------------- categorical RBM
+def alignment_split(path, n_fit, n_held_out):
+    """Integer codes of the alignment at ``path`` split at random (seed 0):
+    ``n_fit`` rows to fit (at most 80 %), up to ``n_held_out`` of the rest
+    held out; the usual sequence weights of the fitted rows."""
+    codes = read_alignment(path)[0].astype(np.float64)
+    order = np.random.default_rng(0).permutation(len(codes))
+    n_fit = min(n_fit, int(0.8 * len(codes)))
+    train, test = codes[order[:n_fit]], codes[order[n_fit:][:n_held_out]]
+    return train, test, sequence_weights(train.astype(np.uint8))
+
+
+def bench_categorical(path, n_fit, n_held_out, sizes, epochs):
+    print(f"\nCategoricalRBM on {path}: held-out log-likelihood per sequence (AIS;")
+    print("bounds from log_likelihood_bounds), defaults against a grid of sizes and")
+    print("epochs (each size trained once, scored after each number of epochs)")
+    train, test, weights = alignment_split(path, n_fit, n_held_out)
+    length = train.shape[1]
+    fields = independent_site_fields(train, N_STATES, weights)
+    codes = test.astype(np.int64)
+    independent = fields[np.arange(length), codes].sum(axis=1).mean()
+    print(
+        f"{len(train)} rows to fit (effective {weights.sum():.0f}), {len(test)} "
+        f"held out, {length} columns; independent sites {independent:.2f}"
+    )
+    widths = (22, 10, 16, 26, 12)
+    row("model", "epochs", "held-out", "bounds", "fit s (CPU)", widths=widths)
+    CategoricalRBM(n_components=2, n_states=N_STATES, n_iter=1).fit(train[:50])
+    rbm = CategoricalRBM(n_states=N_STATES, random_state=0)
+    _, _, cpu = timed_cpu(rbm.fit, train, None, weights)
+    bounds = rbm.log_likelihood_bounds(test)
+    row("defaults", rbm.n_iter_, f"{rbm.score(test):.2f}",
+        f"[{bounds.lower:.2f}, {bounds.upper:.2f}]", f"{cpu:.0f}",
+        widths=widths)  # fmt: skip
+    for size in sizes:
+        rbm = CategoricalRBM(size, n_states=N_STATES, n_iter=epochs[0], random_state=0)
+        cpu, done = 0.0, 0
+        for n_epochs in epochs:
+            if done:
+                for _ in range(n_epochs - done):
+                    cpu += timed_cpu(rbm.partial_fit, train, None, weights)[2]
+            else:
+                cpu += timed_cpu(rbm.fit, train, None, weights)[2]
+            done = n_epochs
+            row(f"n_components={size}", n_epochs, f"{rbm.score(test):.2f}", "",
+                f"{cpu:.0f}", widths=widths)  # fmt: skip
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["crbm", "fw", "grbm"])
+    parser.add_argument("--only", choices=["crbm", "fw", "grbm", "categorical"])
+    parser.add_argument("--alignment", help="aligned protein family (FASTA)")
+    parser.add_argument("--rows", type=int, default=6000, help="rows to fit")
+    parser.add_argument("--held-out", type=int, default=1500, help="rows held out")
+    parser.add_argument("--sizes", default="100,200,400")
+    parser.add_argument("--epochs", default="20,40,60,100")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     if args.only in (None, "crbm"):
@@ -256,6 +338,14 @@ def main():
         bench_fw_known()
     if args.only in (None, "grbm"):
         bench_grbm()
+    if args.only in (None, "categorical"):
+        if args.alignment and os.path.exists(args.alignment):
+            sizes, epochs = (
+                [int(n) for n in text.split(",")] for text in (args.sizes, args.epochs)
+            )
+            bench_categorical(args.alignment, args.rows, args.held_out, sizes, epochs)
+        else:
+            print("\nCategoricalRBM: skipped (no --alignment file)")
 
 
 if __name__ == "__main__":

@@ -68,7 +68,8 @@ def classifier():
 def gaussian_rbm(sigma):
     return GaussianBernoulliRBM(
         n_components=n_components, solver="cg", sigma=sigma, learning_rate=0.01,
-        batch_size=20, n_iter=n_epochs, random_state=0,
+        batch_size=20, n_iter=n_epochs, n_gibbs_steps=1, momentum=0.0,
+        random_state=0,
     )  # fmt: skip
 
 
