@@ -707,15 +707,17 @@ def test_logistic_start_is_scikit_learns_logistic_regression(monkeypatch):
         np.testing.assert_allclose(ours[:, k], lr.predict_proba(X)[:, 1], atol=1e-4)
 
 
-def test_a_start_that_no_epoch_beats_is_kept_as_logistic_regression():
+@pytest.mark.parametrize("init", ["auto", "logistic"])
+def test_logistic_regression_that_no_epoch_beats_is_kept(init):
     """Outputs that are independent given the inputs: the hidden units have
-    nothing to add, the held-out rows do not show them beating the logistic
-    start, and the fit is logistic regression on every row (held-out ones
-    included), with no output coupling."""
+    nothing to add, the held-out rows do not show them beating logistic
+    regression (the rival of a random start, init='auto', or the start,
+    init='logistic'), and the fit is logistic regression on every row
+    (held-out ones included), with no output coupling."""
     rng = np.random.default_rng(23)
     X = rng.standard_normal((400, 3))
     Y = (rng.random((400, 4)) < expit(X @ rng.standard_normal((3, 4)))).astype(float)
-    est = ConditionalRBMRegressor(n_components=4, n_iter=5, random_state=0)
+    est = ConditionalRBMRegressor(n_components=4, n_iter=5, init=init, random_state=0)
     est.fit(X, Y)
     assert est.n_iter_ >= 1 and np.all(est.components_ == 0.0)
     # Up to the tolerance both optimisers stop at (scikit-learn's 1e-4).
