@@ -146,10 +146,10 @@ class ConditionalRBMRegressor(
         Most epochs (Ping & Ihler: 50 for MF, BP and the SVMs, 200 for CD, on
         50,000 images). On 4,000 noisy MNIST images the test error of a
         random start after 10 epochs (2.58%, against 2.91% for per-pixel
-        ``LogisticRegression()``) was that of the best held-out epoch of 20,
-        which took about three times logistic regression's CPU time; epochs
-        cost more as BP's cap ``T = 7 + epoch`` grows (the user guide's
-        section on the defaults).
+        ``LogisticRegression()``) was that of the best held-out epoch of 20;
+        the fit took 1.75 times logistic regression's CPU time with 10
+        epochs, about 3 times with 20 (epochs cost more as BP's cap ``T = 7
+        + epoch`` grows; the user guide's section on the defaults).
     n_gibbs_steps : int, default=10
         Gibbs steps ``k`` of 'cd' and 'cd-percloss' (Ping & Ihler's CD-10).
     chain_start : {'random', 'data'}, default='random'
