@@ -11,6 +11,7 @@ initialisation, inference for ``predict``, and scoring by ``log p(y | x)``.
 """
 
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
@@ -47,7 +48,13 @@ from .inference import (
     conditional_ceiling,
 )
 from .solvers import LOGISTIC, SOLVERS, TrainingState, copy_warm_start
-from .start import Standardisation, logistic_start, row_biases, stack_rows
+from .start import (
+    Standardisation,
+    logistic_start,
+    row_biases,
+    stack_rows,
+    times_weights,
+)
 
 __all__ = ["ConditionalRBMRegressor"]
 
@@ -56,9 +63,9 @@ _SCHEDULE_OFFSET = 7
 _FLOAT_DTYPES = [np.float64, np.float32]
 # Held out for early stopping when validation_fraction is None.
 _VALIDATION_FRACTION = 0.1
-# How far, in standard errors, the best epoch must beat the start on the
-# held-out outputs to replace it (see _start_is_better).
-_START_MARGIN = 2.0
+# How far, in standard errors, the best epoch must beat its rival on the
+# held-out outputs to replace it (see _rival_is_better).
+_RIVAL_MARGIN = 2.0
 # In the order of the gradient's terms.
 _PARAMETER_NAMES = (
     "components_",
@@ -67,6 +74,15 @@ _PARAMETER_NAMES = (
     "intercept_",
     "intercept_hidden_",
 )
+
+
+class _Rival(NamedTuple):
+    """A model the best epoch must beat: its held-out predictions, its
+    training state, and whether it is logistic regression (no coupling)."""
+
+    predictions: np.ndarray
+    state: dict
+    logistic: bool
 
 
 class ConditionalRBMRegressor(
@@ -126,8 +142,14 @@ class ConditionalRBMRegressor(
         from {0.05, 0.02, 0.01, 0.005}); gradients are averaged over the batch.
     batch_size : int, default=20
         Mini-batch size (Ping & Ihler select from {10, 20, 40, 80, 160}).
-    n_iter : int, default=50
-        Epochs (Ping & Ihler: 50 for MF, BP and the SVMs, 200 for CD).
+    n_iter : int, default=10
+        Most epochs (Ping & Ihler: 50 for MF, BP and the SVMs, 200 for CD, on
+        50,000 images). On 4,000 noisy MNIST images the test error of a
+        random start after 10 epochs (2.58%, against 2.91% for per-pixel
+        ``LogisticRegression()``) was that of the best held-out epoch of 20;
+        the fit took 1.75 times logistic regression's CPU time with 10
+        epochs, about 3 times with 20 (epochs cost more as BP's cap ``T = 7
+        + epoch`` grows; the user guide's section on the defaults).
     n_gibbs_steps : int, default=10
         Gibbs steps ``k`` of 'cd' and 'cd-percloss' (Ping & Ihler's CD-10).
     chain_start : {'random', 'data'}, default='random'
@@ -143,16 +165,24 @@ class ConditionalRBMRegressor(
         Message damping in [0, 1) (Ping & Ihler find no damping best).
     weight_scale : float, default=0.01
         Standard deviation of the Gaussian initial weights; biases start at 0.
-    init : 'logistic', fitted ConditionalRBMRegressor or None, \
-            default='logistic'
-        Start of the fit. ``'logistic'``: the output part (``coef_``,
-        ``intercept_``) starts at scikit-learn's ``LogisticRegression()`` fitted
-        per output on the training rows (Ping & Ihler's view of logistic
-        regression as a CRBM with only ``W^{vx}`` and ``b^v``), the hidden
-        units at small random weights. A fitted estimator: copy its output
-        part and the parameters of its first ``min(n_components,
-        init.n_components)`` hidden units; the other hidden units start as
-        usual. ``None``: every weight starts small and random, biases at 0.
+    init : 'auto', 'logistic', fitted ConditionalRBMRegressor or None, \
+            default='auto'
+        Start of the fit. ``None``: every weight starts small and random,
+        biases at 0, as in Ping & Ihler's experiments. ``'auto'``: the same
+        start; under early stopping, per-output logistic regression is the
+        rival the best epoch must beat (``early_stopping``). ``'logistic'``:
+        the output part (``coef_``, ``intercept_``) starts at scikit-learn's
+        ``LogisticRegression()`` fitted per output on the training rows (Ping
+        & Ihler's view of logistic regression as a CRBM with only ``W^{vx}``
+        and ``b^v``), the hidden units at small random weights. A fitted
+        estimator: copy its output part and the parameters of its first
+        ``min(n_components, init.n_components)`` hidden units; the other
+        hidden units start as usual. The default was ``'logistic'`` until
+        issue 36: on 4,000 noisy MNIST images the epochs from the logistic
+        start did not beat it beyond noise (the fit stopped after 6 epochs
+        and kept it: 3.489% per-pixel error against 3.508%), while the
+        epochs from a random start learn the logistic part and the coupling
+        together and ended 11% below logistic regression.
     validation_fraction : float or None, default=None
         Fraction of the rows held out to monitor the per-pixel (Hamming)
         error. ``None`` holds nothing out unless ``early_stopping=True``,
@@ -162,16 +192,23 @@ class ConditionalRBMRegressor(
     early_stopping : bool, default=True
         Stop when the held-out pixel error has not fallen by more than
         ``tol`` for ``n_iter_no_change`` epochs and keep the best parameters
-        (Ping & Ihler use early stopping for every method). A start from
-        ``init`` competes too: the best epoch replaces it only if, on the held-out
-        outputs, it fixes more than it breaks by more than two standard
-        errors (the best of many epochs looks better on held-out data than
-        it is). A logistic start that wins is kept as logistic regression (no
-        output coupling), refitted on the held-out rows too when they were
-        split from ``X``; so with the defaults the fit is never worse on
-        held-out data than per-output logistic regression, beyond noise.
+        (Ping & Ihler use early stopping for every method). A rival competes
+        with the best epoch: the start from ``init``, or with
+        ``init='auto'`` per-output ``LogisticRegression()`` fitted on the
+        training rows (a random start, ``init=None``, has none). The best
+        epoch replaces the rival only if, on the held-out outputs, it fixes
+        more than it breaks by more than two standard errors (the best of
+        many epochs looks better on held-out data than it is). Logistic
+        regression that wins is kept as it is (no output coupling), refitted
+        on the held-out rows too when they were split from ``X``; so with the
+        defaults the fit is never worse on held-out data than per-output
+        logistic regression, beyond noise, and gains where the coupling of
+        the outputs shows on held-out rows.
     n_iter_no_change : int, default=5
-        Patience of early stopping, in epochs.
+        Patience of early stopping, in epochs (from a random start on noisy
+        MNIST the held-out error fell in each of the first 10 epochs and
+        stopped falling after the 15th; on occluded MNIST it still fell
+        after 23 epochs, never flat for more than two).
     tol : float, default=0.0
         Smallest fall of the held-out per-pixel error that counts as an
         improvement for early stopping.
@@ -279,7 +316,11 @@ class ConditionalRBMRegressor(
         "inference_tol": [Interval(numbers.Real, 0, None, closed="left")],
         "inference_damping": [Interval(numbers.Real, 0, 1, closed="left")],
         "weight_scale": [Interval(numbers.Real, 0, None, closed="left")],
-        "init": [HasMethods(["predict_proba"]), StrOptions({"logistic"}), None],
+        "init": [
+            HasMethods(["predict_proba"]),
+            StrOptions({"auto", "logistic"}),
+            None,
+        ],
         "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "early_stopping": ["boolean"],
         "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -300,14 +341,14 @@ class ConditionalRBMRegressor(
         inference="auto",
         learning_rate=0.05,
         batch_size=20,
-        n_iter=50,
+        n_iter=10,
         n_gibbs_steps=10,
         chain_start="random",
         inference_max_iter=None,
         inference_tol=1e-3,
         inference_damping=0.0,
         weight_scale=0.01,
-        init="logistic",
+        init="auto",
         validation_fraction=None,
         early_stopping=True,
         n_iter_no_change=5,
@@ -410,8 +451,8 @@ class ConditionalRBMRegressor(
         self.intercept_ = np.zeros(n_outputs)
         self.intercept_hidden_ = np.zeros(n_hidden)
         if self.init == "logistic":
-            self._logistic_start(X_train, Y_train)
-        elif self.init is not None:
+            self._fit_logistic(X_train, Y_train, self.coef_, self.intercept_)
+        elif self.init not in (None, "auto"):
             # The fitted model's parameters refer to raw features.
             self._to_raw()
             copy_warm_start(self.init, self._parameters(), n_features, n_outputs)
@@ -429,11 +470,11 @@ class ConditionalRBMRegressor(
         self.n_skipped_batches_ = 0
         self.inference_max_iter_ = self._training_max_iter(1)
 
-    def _logistic_start(self, X, Y):
+    def _fit_logistic(self, X, Y, coef, intercept):
+        """In place: ``coef``, ``intercept`` of per-output logistic regression
+        on standardised rows ``X`` (see ``_conditional/start.py``)."""
         with blas_threads_for(X.shape[0] * X.shape[1] * Y.shape[1]):
-            logistic_start(
-                X, Y, self.coef_, self.intercept_, self._standardisation.scale
-            )
+            logistic_start(X, Y, coef, intercept, self._standardisation.scale)
 
     def _input_parts(self):
         """The (weights, intercept) pairs that multiply the features."""
@@ -533,16 +574,16 @@ class ConditionalRBMRegressor(
         n_products = self.batch_size * max(self.n_components, 1) * Y.shape[1]
         try:
             with blas_threads_for(n_products):
-                start = self._start_candidate(validation)
+                rival = self._rival(X_train, Y_train, validation)
                 self._run_epochs(
                     (X_train, Y_train), validation, self.n_iter, rs,
                     early_stopping=self.early_stopping,
                 )  # fmt: skip
-            if self._start_is_better(start, validation):
+            if self._rival_is_better(rival, validation):
                 # Rows split from X are the user's training data too: a
-                # logistic start that won is refitted on them as well.
+                # logistic regression that won is refitted on them as well.
                 split = (X_train, Y_train, *validation) if given is None else None
-                self._keep_start(start[1], validation, split)
+                self._keep_rival(rival, validation, split)
         finally:
             self._publish()
         return self
@@ -554,53 +595,67 @@ class ConditionalRBMRegressor(
             return None
         return _VALIDATION_FRACTION
 
-    def _start_candidate(self, validation):
-        """The start's held-out predictions and state: under early stopping
-        a start from ``init`` competes with the best epoch. ``None`` when it
-        does not (a random start is no candidate)."""
+    def _rival(self, X_train, Y_train, validation):
+        """What the best epoch competes with under early stopping: the start
+        from ``init``, or with ``init='auto'`` per-output logistic regression
+        fitted on the training rows. ``None`` when nothing competes (a random
+        start, no held-out rows, or no early stopping)."""
         if validation is None or not self.early_stopping or self.init is None:
             return None
-        return self._predict_binary(validation[0]), self._training_state()
+        if self.init != "auto":
+            state = self._training_state()
+            logistic = self.init == "logistic"
+            return _Rival(self._predict_binary(validation[0]), state, logistic)
+        # The rival's parameters: logistic regression, no output coupling.
+        state = self._training_state()
+        _, coef, _, intercept, _ = state["parameters"]
+        state["parameters"][0][...] = 0.0
+        coef[...], intercept[...] = 0.0, 0.0
+        self._fit_logistic(X_train, Y_train, coef, intercept)
+        logits = times_weights(validation[0], coef) + intercept
+        return _Rival((logits > 0.0).astype(np.float64), state, True)
 
-    def _start_is_better(self, start, validation):
-        """Whether the start competed and the best epoch did not beat it
-        beyond noise on the held-out outputs.
+    def _rival_is_better(self, rival, validation):
+        """Whether a rival competed and the best epoch did not beat it beyond
+        noise on the held-out outputs.
 
         The best of many epochs on one held-out set looks better than it is
         (on multi-label data whose hidden units gain nothing, the best epoch
         beat the logistic start by more than one standard error on held-out
         rows in 3 of 4 random states, and lost to it on test rows each
-        time). So the epochs replace the start only when they fix more
-        held-out outputs than they break by more than ``_START_MARGIN``
+        time). So the epochs replace the rival only when they fix more
+        held-out outputs than they break by more than ``_RIVAL_MARGIN``
         standard errors of that difference under no change,
         ``sqrt(fixed + broken)`` (McNemar's statistic).
         """
-        if start is None:
+        if rival is None:
             return False
         X_val, Y_val = validation
-        before, after = start[0] == Y_val, self._predict_binary(X_val) == Y_val
+        before = rival.predictions == Y_val
+        after = self._predict_binary(X_val) == Y_val
         fixed, broken = np.sum(after & ~before), np.sum(before & ~after)
-        return fixed - broken <= _START_MARGIN * np.sqrt(fixed + broken)
+        return fixed - broken <= _RIVAL_MARGIN * np.sqrt(fixed + broken)
 
-    def _keep_start(self, state, validation, split):
-        """Restore the start. A logistic start becomes logistic regression
-        exactly (no output coupling), refitted on the training and held-out
-        rows together when ``split = (X_train, Y_train, X_val, Y_val)``."""
-        self._set_training_state(state)
-        logistic = self.init == "logistic"
-        if logistic:
+    def _keep_rival(self, rival, validation, split):
+        """Restore the rival. Logistic regression is kept exactly (no output
+        coupling), refitted on the training and held-out rows together when
+        ``split = (X_train, Y_train, X_val, Y_val)``."""
+        self._set_training_state(rival.state)
+        if rival.logistic:
             self.components_[...] = 0.0
         error = self._validation_score(validation)
         self.best_validation_error_ = error
-        if logistic and split is not None:
+        if rival.logistic and split is not None:
             X_train, Y_train, X_val, Y_val = split
             X_all = stack_rows(X_train, X_val)
-            self._logistic_start(X_all, np.vstack((Y_train, Y_val)))
+            self._fit_logistic(
+                X_all, np.vstack((Y_train, Y_val)), self.coef_, self.intercept_
+            )
         if self.verbose:
+            kept = "logistic regression" if rival.logistic else "the start"
             print(
-                f"[{type(self).__name__}] the best epoch did not beat the "
-                f"start (held-out error {error:.4f}) beyond noise; keeping the "
-                "start."
+                f"[{type(self).__name__}] the best epoch did not beat {kept} "
+                f"(held-out error {error:.4f}) beyond noise; keeping {kept}."
             )
 
     # ------------------------------------------------- the engine's hooks
