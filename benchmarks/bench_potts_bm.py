@@ -72,10 +72,11 @@ def fresh_samples(bm, n_snapshots=4, sweeps_between=10, seed=1):
     keys = rng.integers(0, 2**63, size=chains.shape[0]).astype(np.uint64)
     counters = np.zeros(chains.shape[0], dtype=np.int64)
     h = bm.intercept_.astype(np.float32)
-    Jt = np.ascontiguousarray(bm.coupling_.transpose(0, 1, 3, 2), dtype=np.float32)
+    J = bm.coupling_.astype(np.float32)
+    no_record = np.empty((0, *chains.shape), dtype=np.uint8)
     snapshots = []
     for _ in range(n_snapshots):
-        gibbs_sweeps(chains, h, Jt, sweeps_between, keys, counters)
+        gibbs_sweeps(chains, h, J, sweeps_between, keys, counters, no_record)
         snapshots.append(chains.copy())
     return np.vstack(snapshots)
 

@@ -185,12 +185,43 @@ def test_gibbs_chains_sample_the_model():
     chains = rng.integers(0, Q, size=(M, L)).astype(np.uint8)
     keys = rng.integers(0, 2**63, size=M).astype(np.uint64)
     counters = np.zeros(M, dtype=np.int64)
-    Jt = np.ascontiguousarray(J.transpose(0, 1, 3, 2), dtype=np.float32)
-    gibbs_sweeps(chains, h.astype(np.float32), Jt, 30, keys, counters)
+    no_record = np.empty((0, M, L), dtype=np.uint8)
+    gibbs_sweeps(chains, h.astype(np.float32), J.astype(np.float32), 30, keys,
+                 counters, no_record)  # fmt: skip
     assert np.all(counters == 30 * L)
     _, p1, p2 = _exact_marginals(h, J)
     _, f2 = frequencies(chains, n_states=Q)
     assert np.max(np.abs(f2 - p2)) < 0.015
+
+
+def test_gibbs_chains_draw_from_fields_summed_afresh():
+    """The sampler's running fields give the draws of each site's fields
+    summed from scratch (a numpy sweep with the same uniforms), and
+    ``visited`` records every sweep's states."""
+    from sklearn_rbm._numerics.random import uniform
+
+    h, J = _random_model(5)
+    h32, J32 = h.astype(np.float32), J.astype(np.float32)
+    M, n_sweeps = 200, 3
+    rng = np.random.default_rng(1)
+    chains = rng.integers(0, Q, size=(M, L)).astype(np.uint8)
+    keys = rng.integers(0, 2**63, size=M).astype(np.uint64)
+    visited = np.empty((n_sweeps, M, L), dtype=np.uint8)
+    expected = chains.astype(np.int64)
+    expected_visited = []
+    for _ in range(n_sweeps):
+        for i in range(L):
+            for c in range(M):
+                fields = h[i] + J[i, np.arange(L), :, expected[c]].sum(axis=0)
+                p = np.exp(fields - fields.max())
+                u = uniform(keys[c], i + L * len(expected_visited)) * p.sum()
+                expected[c, i] = min(np.searchsorted(np.cumsum(p), u, "right"), Q - 1)
+        expected_visited.append(expected.copy())
+    counters = np.zeros(M, dtype=np.int64)
+    gibbs_sweeps(chains, h32, J32, n_sweeps, keys, counters, visited)
+    assert np.array_equal(chains, expected)
+    assert np.array_equal(visited, np.array(expected_visited))
+    assert np.all(counters == n_sweeps * L)
 
 
 def test_fit_is_bit_identical_across_thread_counts():

@@ -143,7 +143,7 @@ def _independent_chains(f1, n_chains, rng):
 
 class _Chains:
     """The persistent chains, their random streams and the model they
-    sample (float32, site-major: ``chains.py``)."""
+    sample (float32: ``chains.py``)."""
 
     def __init__(self, states, n_sweeps, q, rng):
         self.states, self.n_sweeps, self.q = states, n_sweeps, q
@@ -159,16 +159,16 @@ class _Chains:
 
     def set_model(self, h, J):
         self.h = h.astype(np.float32)
-        self.Jt = np.ascontiguousarray(J.transpose(0, 1, 3, 2), dtype=np.float32)
+        self.J = J.astype(np.float32)
 
     def sweep(self, n):
-        gibbs_sweeps(self.states, self.h, self.Jt, n, self.keys, self.counters)
+        gibbs_sweeps(self.states, self.h, self.J, n, self.keys, self.counters,
+                     self.visited[:0])  # fmt: skip
 
     def statistics(self):
         """``(p1, p2)`` of the states of ``n_sweeps`` sweeps."""
-        for sweep in range(self.n_sweeps):
-            self.sweep(1)
-            self.visited[sweep] = self.states
+        gibbs_sweeps(self.states, self.h, self.J, self.n_sweeps, self.keys,
+                     self.counters, self.visited)  # fmt: skip
         return frequencies(
             self.visited.reshape(-1, self.states.shape[1]), self.ones, self.q
         )

@@ -17,45 +17,105 @@ import numpy as np
 
 from .._numerics.jit import jit
 from .._numerics.random import uniform
-from .kernels import _exponentiate, _site_fields
+from .kernels import _exponentiate
 
 #: Chains one task sweeps together, site after site: the couplings of one
-#: site (``L q^2`` floats, 93 kB at L = 53, q = 21) are read from cache by
+#: site (``L q^2`` floats, 356 kB at L = 202, q = 21) are read from cache by
 #: every chain of the block instead of from memory by each.
 BLOCK = 32
 
 
 @jit(parallel=True)
-def gibbs_sweeps(chains, h, Jt, n_sweeps, keys, counters):
+def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited):
     """``n_sweeps`` in-place Gibbs sweeps (sites in order) of every chain.
 
-    ``chains`` (M, L) uint8 states; ``h`` (L, q) and ``Jt`` (L, L, q, q) the
-    float32 model in the site-major layout of ``kernels.py``; chain ``c``
-    draws the uniforms ``counters[c], counters[c] + 1, ...`` of the stream
-    ``keys[c]`` and ``counters`` is advanced past them.
+    ``chains`` (M, L) uint8 states; ``h`` (L, q) and ``J`` (L, L, q, q) the
+    float32 model (``J[i, j, a, b] = J[j, i, b, a]``, zero diagonal blocks);
+    chain ``c`` draws the uniforms ``counters[c], counters[c] + 1, ...`` of
+    the stream ``keys[c]`` and ``counters`` is advanced past them. When
+    ``visited`` has shape (n_sweeps, M, L), the states after every sweep
+    are written to it; give it shape (0, M, L) to skip that.
+
+    Every chain keeps its conditional fields ``F_i(a) = h_i(a) + sum_j
+    J_ij(a, x_j)`` of all sites, summed once at the start of the call, and
+    updates them only when a site changes state (the ``L q`` entries
+    ``J[i, :, new] - J[i, :, old]``), instead of summing site ``i``'s ``L``
+    rows at every draw: near the data a site changes in about a third of
+    its draws. Ten sweeps of the pseudo-likelihood model's chains, one
+    thread: 2.0x faster on PF13354 (L = 202), 1.1-1.6x on PF00014 (L =
+    53). The fields drift by float32 rounding within one call only; the
+    draws are those of fields summed afresh except where a uniform falls
+    within that rounding of a partial sum (2 chains in 10,000 after 10
+    sweeps on PF00014).
     """
     n_chains, L = chains.shape
     q = h.shape[1]
+    record = visited.shape[0] > 0
     n_blocks = (n_chains + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
-        H = np.empty(q, dtype=h.dtype)
         lo = block * BLOCK
         hi = min(lo + BLOCK, n_chains)
-        for _ in range(n_sweeps):
+        fields = np.empty((hi - lo, L, q), dtype=h.dtype)
+        H = np.empty(q, dtype=h.dtype)
+        for c in range(lo, hi):
+            _all_fields(fields[c - lo], h, J, chains[c])
+        for sweep in range(n_sweeps):
             for i in range(L):
                 for c in range(lo, hi):
                     x = chains[c]
-                    _site_fields(H, h[i], Jt[i], x)
-                    _, z = _exponentiate(H)
-                    u = uniform(keys[c], counters[c]) * z
+                    F = fields[c - lo]
+                    H[:] = F[i]
+                    state = _draw(H, uniform(keys[c], counters[c]))
                     counters[c] += 1
-                    # Inversion of the cumulative sum; rounding can leave u
-                    # above the last partial sum: the last state then.
-                    state = q - 1
-                    partial = 0.0
-                    for a in range(q):
-                        partial += H[a]
-                        if u < partial:
-                            state = a
-                            break
-                    x[i] = state
+                    old = x[i]
+                    if state != old:
+                        x[i] = state
+                        _move_fields(F, J[i], old, state)
+            if record:
+                for c in range(lo, hi):
+                    visited[sweep, c] = chains[c]
+
+
+@jit(inline="always")
+def _all_fields(F, h, J, x):
+    """``F[i, a] <- h_i(a) + sum_j J[i, j, a, x_j]``, summed over ``j`` in
+    order (``J[j, i, x_j]`` is that row by symmetry)."""
+    F[:, :] = h
+    for j in range(x.shape[0]):
+        slab = J[j]
+        for i in range(F.shape[0]):
+            _add(F[i], slab[i, x[j]])
+
+
+@jit(inline="always")
+def _move_fields(F, J_i, old, new):
+    """Every site's fields after site ``i`` went from ``old`` to ``new``:
+    ``F[k] += J[i, k, new] - J[i, k, old]`` (``J_i = J[i]``)."""
+    for k in range(F.shape[0]):
+        row_new = J_i[k, new]
+        row_old = J_i[k, old]
+        Fk = F[k]
+        for a in range(Fk.shape[0]):
+            Fk[a] += row_new[a] - row_old[a]
+
+
+@jit(inline="always")
+def _add(out, row):
+    for a in range(out.shape[0]):
+        out[a] += row[a]
+
+
+@jit(inline="always")
+def _draw(H, u):
+    """The state drawn from the conditional fields ``H`` (overwritten) with
+    the uniform ``u``: inversion of the cumulative sum of ``exp(H - max
+    H)``; rounding can leave ``u`` above the last partial sum: the last
+    state then."""
+    _, z = _exponentiate(H)
+    u *= z
+    partial = 0.0
+    for a in range(H.shape[0]):
+        partial += H[a]
+        if u < partial:
+            return a
+    return H.shape[0] - 1
