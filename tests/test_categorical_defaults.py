@@ -37,6 +37,12 @@ def test_auto_fit_is_the_fit_with_the_rule_numbers():
     explicit.fit(X)
     assert np.array_equal(auto.components_, explicit.components_)
     assert np.array_equal(auto.intercept_hidden_, explicit.intercept_hidden_)
+    # One-hot rows count their columns, not their indicators.
+    one_hot = np.eye(2)[X.astype(int)].reshape(40, -1)
+    auto_one_hot = CategoricalRBM(n_states=2, one_hot=True, batch_size=20,
+                                  random_state=0).fit(one_hot)  # fmt: skip
+    assert auto_one_hot.n_iter_ == 37
+    assert np.array_equal(auto_one_hot.components_, auto.components_)
 
 
 def test_auto_units_of_a_warm_start_are_its_own():
