@@ -1,6 +1,6 @@
 """The measurements behind the defaults of ConditionalRBMRegressor,
-FrankWolfeRBM and GaussianBernoulliRBM (issue 22: "defaults that work on
-the data users bring").
+FrankWolfeRBM, GaussianBernoulliRBM and CategoricalRBM (issue 22: "defaults
+that work on the data users bring"; issue 36).
 
 ``python benchmarks/bench_defaults.py`` prints, from one run, one table per
 estimator: data set, settings, fit time, held-out metric and the baseline's.
