@@ -1,6 +1,6 @@
 """The measurements behind the defaults of ConditionalRBMRegressor,
-FrankWolfeRBM and GaussianBernoulliRBM (issue 22: "defaults that work on
-the data users bring").
+FrankWolfeRBM, GaussianBernoulliRBM and CategoricalRBM (issue 22: "defaults
+that work on the data users bring"; issue 36).
 
 ``python benchmarks/bench_defaults.py`` prints, from one run, one table per
 estimator: data set, settings, fit time, held-out metric and the baseline's.
@@ -40,9 +40,13 @@ categorical
     CategoricalRBM on an aligned protein family (``--alignment PATH``;
     skipped without it): ``--rows`` sequences fitted (6,000), ``--held-out``
     of the rest held out (1,500), sequence weights; held-out log-likelihood
-    per sequence of the independent-site model, of the defaults (with the bracket of
-    ``log_likelihood_bounds``) and of ``--sizes`` hidden units after each of
-    ``--epochs`` epochs (one fit per size, continued by ``partial_fit``).
+    per sequence (AIS) of the independent-site model, of ``--sizes`` hidden
+    units after each of ``--epochs`` epochs (one fit per size, continued by
+    ``partial_fit``; ``--sizes ''`` skips the grid) and of the defaults, the
+    defaults and the grid's best bracketed by ``log_likelihood_bounds`` on
+    the first ``--bracketed`` held-out sequences (100: 10 reverse chains
+    each, 10 times the forward AIS run) with ``--bracket-temperatures``
+    (1,000; 5,000 on 20 sequences costs as much and tightens the lower end).
 
 ``--only crbm`` (or fw, grbm, categorical) runs one table. Fit times include no numba
 compilation (each estimator is fitted once on a small problem first).
@@ -51,6 +55,7 @@ to run; compare rows within one run.
 """
 
 import argparse
+import copy
 import itertools
 import os
 import time
@@ -339,10 +344,14 @@ def alignment_split(path, n_fit, n_held_out):
     return train, test, sequence_weights(train.astype(np.uint8))
 
 
-def bench_categorical(path, n_fit, n_held_out, sizes, epochs):
-    print(f"\nCategoricalRBM on {path}: held-out log-likelihood per sequence (AIS;")
-    print("bounds from log_likelihood_bounds), defaults against a grid of sizes and")
-    print("epochs (each size trained once, scored after each number of epochs)")
+def bench_categorical(path, n_fit, n_held_out, sizes, epochs, bracketed):
+    print(f"\nCategoricalRBM on {path}: held-out log-likelihood per sequence (AIS,")
+    print("1,000 temperatures), a grid of sizes and epochs (each size trained once,")
+    print("scored after each number of epochs), then the defaults; the bracket of")
+    print("log_likelihood_bounds for the defaults and the grid's best, on the first")
+    n_bracketed, temperatures = bracketed
+    print(f"{n_bracketed} held-out sequences at {temperatures} temperatures (their")
+    print("AIS score at those beside it); fit CPU seconds")
     train, test, weights = alignment_split(path, n_fit, n_held_out)
     length = train.shape[1]
     fields = independent_site_fields(train, N_STATES, weights)
@@ -352,15 +361,17 @@ def bench_categorical(path, n_fit, n_held_out, sizes, epochs):
         f"{len(train)} rows to fit (effective {weights.sum():.0f}), {len(test)} "
         f"held out, {length} columns; independent sites {independent:.2f}"
     )
-    widths = (22, 10, 16, 26, 12)
-    row("model", "epochs", "held-out", "bounds", "fit s (CPU)", widths=widths)
-    CategoricalRBM(n_components=2, n_states=N_STATES, n_iter=1).fit(train[:50])
-    rbm = CategoricalRBM(n_states=N_STATES, random_state=0)
-    _, _, cpu = timed_cpu(rbm.fit, train, None, weights)
-    bounds = rbm.log_likelihood_bounds(test)
-    row("defaults", rbm.n_iter_, f"{rbm.score(test):.2f}",
-        f"[{bounds.lower:.2f}, {bounds.upper:.2f}]", f"{cpu:.0f}",
+    widths = (22, 8, 10, 30, 12)
+    row("model", "epochs", "held-out", "bracket (AIS score)", "fit CPU s",
         widths=widths)  # fmt: skip
+    CategoricalRBM(n_components=2, n_states=N_STATES, n_iter=1).fit(train[:50])
+    best, subset = None, test[:n_bracketed]
+
+    def bracket(rbm):
+        rbm.set_params(ais_betas=temperatures)  # a fresh log Z, cached apart
+        bounds = rbm.log_likelihood_bounds(subset)
+        return f"[{bounds.lower:.2f}, {bounds.upper:.2f}] ({rbm.score(subset):.2f})"
+
     for size in sizes:
         rbm = CategoricalRBM(size, n_states=N_STATES, n_iter=epochs[0], random_state=0)
         cpu, done = 0.0, 0
@@ -370,9 +381,19 @@ def bench_categorical(path, n_fit, n_held_out, sizes, epochs):
                     cpu += timed_cpu(rbm.partial_fit, train, None, weights)[2]
             else:
                 cpu += timed_cpu(rbm.fit, train, None, weights)[2]
-            done = n_epochs
-            row(f"n_components={size}", n_epochs, f"{rbm.score(test):.2f}", "",
-                f"{cpu:.0f}", widths=widths)  # fmt: skip
+            done, score = n_epochs, rbm.score(test)
+            if best is None or score > best[0]:
+                best = (score, f"n_components={size}", n_epochs, copy.deepcopy(rbm))
+            row(f"n_components={size}", n_epochs, f"{score:.2f}", "", f"{cpu:.0f}",
+                widths=widths)  # fmt: skip
+    if best is not None:
+        score, name, n_epochs, rbm = best
+        row(f"best: {name}", n_epochs, f"{score:.2f}", bracket(rbm), "", widths=widths)
+    rbm = CategoricalRBM(n_states=N_STATES, random_state=0)
+    _, _, cpu = timed_cpu(rbm.fit, train, None, weights)
+    name = f"defaults ({rbm.components_.shape[0]} units)"
+    row(name, rbm.n_iter_, f"{rbm.score(test):.2f}", bracket(rbm), f"{cpu:.0f}",
+        widths=widths)  # fmt: skip
 
 
 def main():
@@ -383,6 +404,12 @@ def main():
     parser.add_argument("--held-out", type=int, default=1500, help="rows held out")
     parser.add_argument("--sizes", default="100,200,400")
     parser.add_argument("--epochs", default="20,40,60,100")
+    parser.add_argument(
+        "--bracketed", type=int, default=100, help="held-out rows bracketed"
+    )
+    parser.add_argument(
+        "--bracket-temperatures", type=int, default=1000, help="of the bracket"
+    )
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     if args.only in (None, "crbm"):
@@ -395,9 +422,13 @@ def main():
     if args.only in (None, "categorical"):
         if args.alignment and os.path.exists(args.alignment):
             sizes, epochs = (
-                [int(n) for n in text.split(",")] for text in (args.sizes, args.epochs)
+                [int(n) for n in text.split(",") if n]
+                for text in (args.sizes, args.epochs)
             )
-            bench_categorical(args.alignment, args.rows, args.held_out, sizes, epochs)
+            bench_categorical(
+                args.alignment, args.rows, args.held_out, sizes, epochs,
+                (args.bracketed, args.bracket_temperatures),
+            )  # fmt: skip
         else:
             print("\nCategoricalRBM: skipped (no --alignment file)")
 

@@ -29,6 +29,29 @@ from .trainer import RBMTrainer
 
 __all__ = ["CategoricalRBM"]
 
+#: The rule behind ``n_components='auto'`` and ``n_iter='auto'`` (issue 36;
+#: the measurements in the User Guide, *Wider families*, printed by
+#: ``benchmarks/bench_defaults.py``): PF00014's tuned 100 units and 20
+#: epochs (53 columns) as floors; on wider families one hidden unit per
+#: column and one epoch per three columns. The best number of epochs on
+#: PF13354 (202 columns) was 40-60 on 2,000 and on 6,000 rows alike (more
+#: rows did not need fewer epochs, fewer rows overfit with more), so the
+#: number of updates grows with the rows through the epochs' length.
+_MIN_HIDDEN_UNITS = 100
+_MIN_EPOCHS = 20
+_COLUMNS_PER_EPOCH = 3
+
+
+def default_hidden_units(n_sites):
+    """``n_components='auto'``: one hidden unit per column, at least 100."""
+    return max(_MIN_HIDDEN_UNITS, n_sites)
+
+
+def default_epochs(n_sites):
+    """``n_iter='auto'``: one epoch per three columns, at least 20."""
+    return max(_MIN_EPOCHS, -(-n_sites // _COLUMNS_PER_EPOCH))
+
+
 #: Bytes per value of the input's validation: its float64 copy (8) and the
 #: code checks' masks and rounding (14), checked before the copy is made.
 _BYTES_PER_VALUE = 22
@@ -63,13 +86,11 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     Parameters
     ----------
-    n_components : int, default=100
-        Number of hidden units. This default and ``n_iter``'s were chosen on
-        a family of 53 columns (PF00014); on one of 202 columns they underfit
-        (after 10 epochs 400 units scored 27 nats per sequence above 100
-        units, at four times the time, as did 100 units after 40 epochs):
-        give a wider family a few hundred units and more epochs (User Guide,
-        *Wider families*).
+    n_components : int or 'auto', default='auto'
+        Number of hidden units. ``'auto'`` takes one per column of the
+        training data and at least 100 (100 for 53 columns, 202 for 202);
+        with ``init``, the warm start's own number. How this rule and
+        ``n_iter``'s were chosen: User Guide, *Wider families*.
     n_states : int, array-like of int or None, default=None
         Number of states ``q`` of every column, or one per column (columns
         with fewer states than the largest are padded to it: the padded
@@ -109,8 +130,12 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         Step size of every (inner) gradient step.
     batch_size : int, default=100
         Mini-batch size (and number of persistent chains).
-    n_iter : int, default=20
-        Number of epochs.
+    n_iter : int or 'auto', default='auto'
+        Number of epochs of ``fit``. ``'auto'`` runs one epoch per three
+        columns of the training data and at least 20 (20 epochs for 53
+        columns, 68 for 202): wider families need more updates, and an
+        epoch over more rows makes more of them. With ``early_stopping``
+        it is the most that are run.
     n_gibbs_steps : int, default=1
         Gibbs steps per gradient estimate (see :class:`DCPBernoulliRBM`).
     n_inner_steps : int or None, default=None
@@ -218,6 +243,14 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     _parameter_constraints: dict = {
         **RBMTrainer._parameter_constraints,
+        "n_components": [
+            Interval(numbers.Integral, 1, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
+        "n_iter": [
+            Interval(numbers.Integral, 0, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
         "n_states": [
             Interval(numbers.Integral, 2, None, closed="left"),
             "array-like",
@@ -231,7 +264,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     def __init__(
         self,
-        n_components=100,
+        n_components="auto",
         *,
         n_states=None,
         one_hot=False,
@@ -239,7 +272,7 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
         solver="csdcp",
         learning_rate=0.05,
         batch_size=100,
-        n_iter=20,
+        n_iter="auto",
         n_gibbs_steps=1,
         n_inner_steps=None,
         centering_rate_visible=None,
@@ -297,6 +330,18 @@ class CategoricalRBM(RBMTrainer, FittedRBM):
 
     def _hidden_layer(self):
         return HIDDEN_UNITS[self.hidden_unit].bind(self)
+
+    def _hidden_units(self, X):
+        if self.n_components != "auto":
+            return self.n_components
+        if hasattr(self.init, "components_"):  # a warm start keeps its units
+            return np.shape(self.init.components_)[0]
+        return default_hidden_units(X.shape[1])
+
+    def _epochs_of_fit(self, n_rows):
+        if self.n_iter != "auto":
+            return self.n_iter
+        return default_epochs(self.site_fields_.shape[0])
 
     def _initialise(self, X, rs):
         if self.init is not None and not isinstance(self.init, CategoricalRBM):

@@ -147,19 +147,21 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         # The memory check comes first: a ladder of 10**9 temperatures would
         # be allocated before the replicas it asks for are refused.
         chains = solver.tempering.chains(self)
+        # The layers read the resolved count (a subclass may derive it from X).
+        self._n_hidden = n_hidden = self._hidden_units(X)
         check_rbm_memory(
-            ("n_components", self.n_components), n_features, chains, X.dtype.itemsize
+            ("n_components", n_hidden), n_features, chains, X.dtype.itemsize
         )
         betas = solver.tempering.ladder(self)
         if self.init is not None:  # its width and size are checked first
-            warm = parameters_of(self.init, n_features, dtype, self.n_components)
+            warm = parameters_of(self.init, n_features, dtype, n_hidden)
         layer.fit_base(self, X)
         layer.start_training(self, X, dtype, self.init)
         self._hidden_layer().start_training(self, dtype, self.init)
         if self.init is None:
-            W = rs.normal(0.0, 0.01, size=(self.n_components, n_features)).astype(dtype)
+            W = rs.normal(0.0, 0.01, size=(n_hidden, n_features)).astype(dtype)
             b = layer.initial_bias(self, X, dtype)
-            c = np.zeros(self.n_components, dtype=dtype)
+            c = np.zeros(n_hidden, dtype=dtype)
         else:
             W, b, c = warm
         # Offsets start at the data's mean statistics and 1/2 (Upadhya &
@@ -170,7 +172,7 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         else:
             mu = np.zeros(n_features, dtype)
         offset = self._hidden_layer().initial_offset if solver.centred else 0.0
-        lam = np.full(self.n_components, offset, dtype=dtype)
+        lam = np.full(n_hidden, offset, dtype=dtype)
         self.offset_visible_, self.offset_hidden_ = mu, lam
         self._centred_visible_bias = b + lam @ W
         self._centred_hidden_bias = c + W @ mu
@@ -182,13 +184,23 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         solver.tempering.start(self, betas)
         # Persistent hidden states, all off: the first visible draw is the
         # base model's. The tempered solvers stack their replicas.
-        self._chain_hidden = np.zeros((chains[1], self.n_components), dtype=dtype)
+        self._chain_hidden = np.zeros((chains[1], n_hidden), dtype=dtype)
         self._kernel_rng = kernel_rng(rs)
         self._shuffle_rs = rs  # continues the shuffling in partial_fit
         self._ais_seed = child_seed(rs)
         self.random_state_ = check_random_state(child_seed(rs))
         self.n_iter_ = 0
         self._publish(W)
+
+    def _hidden_units(self, X):
+        """Hidden units of a new fit on the training rows ``X``:
+        ``n_components`` (a subclass may derive them from the data)."""
+        return self.n_components
+
+    def _epochs_of_fit(self, n_rows):
+        """Epochs of ``fit`` over ``n_rows`` training rows: ``n_iter`` (a
+        subclass may derive them from the data)."""
+        return self.n_iter
 
     def _publish(self, W=None):
         """Expose the uncentred RBM equivalent to the centred training state
@@ -254,9 +266,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
             del self._fit_weights
         self._watch_divergence(train[0])
         self._start_history()
-        self._run(
-            train, validation, self.n_iter, rs, early_stopping=self.early_stopping
-        )
+        n_epochs = self._epochs_of_fit(train[0].shape[0])
+        self._run(train, validation, n_epochs, rs, early_stopping=self.early_stopping)
         self._visible_layer().after_fit(self)
         return self
 

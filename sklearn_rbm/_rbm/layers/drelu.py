@@ -245,7 +245,7 @@ class DReLUHidden(BernoulliHidden):
         return DReLUHidden(potential_of(model))
 
     def start_training(self, model, dtype, init):
-        n_hidden = model.n_components
+        n_hidden = model._n_hidden  # resolved by the trainer
         if init is not None and hasattr(init, POTENTIAL_ATTRIBUTES[0]):
             potential = potential_of(init)  # a copy; its width checked with W
         else:
