@@ -72,7 +72,7 @@ def fresh_samples(bm, n_snapshots=4, sweeps_between=10, seed=1):
     keys = rng.integers(0, 2**63, size=chains.shape[0]).astype(np.uint64)
     counters = np.zeros(chains.shape[0], dtype=np.int64)
     h = bm.intercept_.astype(np.float32)
-    J = bm.coupling_.astype(np.float32)
+    J = np.ascontiguousarray(bm.coupling_, dtype=np.float32)
     no_record = np.empty((0, *chains.shape), dtype=np.uint8)
     snapshots = []
     for _ in range(n_snapshots):

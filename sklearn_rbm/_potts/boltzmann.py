@@ -159,7 +159,7 @@ class _Chains:
 
     def set_model(self, h, J):
         self.h = h.astype(np.float32)
-        self.J = J.astype(np.float32)
+        self.J = np.ascontiguousarray(J, dtype=np.float32)
 
     def sweep(self, n):
         gibbs_sweeps(self.states, self.h, self.J, n, self.keys, self.counters,
