@@ -64,7 +64,7 @@ def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited):
                 for c in range(lo, hi):
                     x = chains[c]
                     F = fields[c - lo]
-                    H[:] = F[i]
+                    _copy(H, F[i])
                     state = _draw(H, uniform(keys[c], counters[c]))
                     counters[c] += 1
                     old = x[i]
@@ -73,14 +73,15 @@ def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited):
                         _move_fields(F, J[i], old, state)
             if record:
                 for c in range(lo, hi):
-                    visited[sweep, c] = chains[c]
+                    _copy(visited[sweep, c], chains[c])
 
 
 @jit(inline="always")
 def _all_fields(F, h, J, x):
     """``F[i, a] <- h_i(a) + sum_j J[i, j, a, x_j]``, summed over ``j`` in
     order (``J[j, i, x_j]`` is that row by symmetry)."""
-    F[:, :] = h
+    for i in range(F.shape[0]):
+        _copy(F[i], h[i])
     for j in range(x.shape[0]):
         slab = J[j]
         for i in range(F.shape[0]):
@@ -97,6 +98,14 @@ def _move_fields(F, J_i, old, new):
         Fk = F[k]
         for a in range(Fk.shape[0]):
             Fk[a] += row_new[a] - row_old[a]
+
+
+@jit(inline="always")
+def _copy(out, row):
+    """``out[:] = row`` as a plain loop (a slice assignment compiles the
+    broadcasting machinery: seconds of compile time)."""
+    for a in range(out.shape[0]):
+        out[a] = row[a]
 
 
 @jit(inline="always")
