@@ -17,7 +17,7 @@ import numpy as np
 
 from .._numerics.jit import jit
 from .._numerics.random import uniform
-from .kernels import _exponentiate
+from .kernels import _add_one, _exponentiate
 
 #: Chains one task sweeps together, site after site: the couplings of one
 #: site (``L q^2`` floats, 356 kB at L = 202, q = 21) are read from cache by
@@ -85,7 +85,7 @@ def _all_fields(F, h, J, x):
     for j in range(x.shape[0]):
         slab = J[j]
         for i in range(F.shape[0]):
-            _add(F[i], slab[i, x[j]])
+            _add_one(F[i], slab[i, x[j]])
 
 
 @jit(inline="always")
@@ -106,12 +106,6 @@ def _copy(out, row):
     broadcasting machinery: seconds of compile time)."""
     for a in range(out.shape[0]):
         out[a] = row[a]
-
-
-@jit(inline="always")
-def _add(out, row):
-    for a in range(out.shape[0]):
-        out[a] += row[a]
 
 
 @jit(inline="always")
