@@ -92,6 +92,10 @@ def measure_group(group, python):
     return json.loads(output.strip().splitlines()[-1])
 
 
+#: What numba compiles for the message of a slice assignment from an array.
+_SLICE_MESSAGE = "raise_with_shape_context"
+
+
 def report(records, top):
     """Print the kernels by their self time, then the groups."""
     kernels = defaultdict(lambda: {"signatures": set(), "self": 0.0, "total": 0.0})
@@ -122,6 +126,12 @@ def report(records, top):
         f"{'all':<14} {totals[0]:>8.1f} {totals[1]:>8.1f} {totals[2]:>10.1f} "
         f"{totals[3]:>9}"
     )
+    if any(_SLICE_MESSAGE in name for name in kernels):
+        print(
+            "\nA kernel assigns an array to a slice or a row (out[:] = x, out[i] = "
+            "row): numba compiled its string formatting for the shape-mismatch "
+            f"message ({_SLICE_MESSAGE}). Copy with _numerics.steps.copy_ / add_."
+        )
 
 
 def main(argv=None):

@@ -39,6 +39,7 @@ parallel), and it would cost a longer compile.
 import numpy as np
 
 from .._numerics.jit import vector_jit
+from .._numerics.steps import copy_
 from .._numerics.vecmath import (
     EXP_FLOOR,
     exp_minus_abs,
@@ -50,15 +51,6 @@ from .._numerics.vecmath import (
 SUM_PRODUCT = 0
 MIXED_PRODUCT = 1
 MAX_PRODUCT = 2
-
-
-@vector_jit
-def _copy_(out, source):
-    """In place ``out[:] = source`` for vectors of one length, as a loop: numba's
-    slice assignment from an array compiles, for its shape-mismatch message,
-    numba's string formatting (seconds in every fresh process)."""
-    for i in range(out.shape[0]):
-        out[i] = source[i]
 
 
 @vector_jit(inline="always")
@@ -127,7 +119,7 @@ def _damp_(new, old, keep):
     if keep > 0.0:
         for i in range(new.shape[0]):
             new[i] = (1.0 - keep) * new[i] + keep * old[i]
-    _copy_(old, new)
+    copy_(old, new)
 
 
 @vector_jit
@@ -136,7 +128,7 @@ def _send_to_visible(W, D, A, B, hidden_logit, visible_bias, visible_logit, code
     ``logit tau^v`` (their Eq. (16))."""
     n_hidden, n_visible = W.shape
     row = np.empty(n_visible)
-    _copy_(visible_logit, visible_bias)
+    copy_(visible_logit, visible_bias)
     for j in range(n_hidden):
         _messages_(W[j], D[j], hidden_logit[j], B[j], code, row)
         _damp_(row, A[j], keep)
@@ -247,7 +239,7 @@ def _propagate(W, D, b, c, code, max_iter, tol, damping, A, B, logits, tau_v, ta
     # Algorithm 1's start: messages 1/2 (log-odds 0), beliefs sigmoid(bias).
     A[:] = 0.0
     B[:] = 0.0
-    _copy_(hidden_logit, c)
+    copy_(hidden_logit, c)
     _update_beliefs(b, tau_v)
     _update_beliefs(c, tau_h)
     for t in range(max_iter):
@@ -315,7 +307,7 @@ def _field_(out, bias, rows, weights):
     reduction, so LLVM vectorises it without reordering any sum (and the
     result does not depend on BLAS threading).
     """
-    _copy_(out, bias)
+    copy_(out, bias)
     for k in range(rows.shape[0]):
         weight = weights[k]
         for i in range(rows.shape[1]):
@@ -326,8 +318,8 @@ def _field_(out, bias, rows, weights):
 def _mean_field_one(W, WT, b, c, max_iter, tol, damping, logits, tau_v, tau_h):
     """Mean-field iterations for one model; returns ``(n_iter, converged)``."""
     visible_logit, hidden_logit, new = logits
-    _copy_(visible_logit, b)
-    _copy_(hidden_logit, c)
+    copy_(visible_logit, b)
+    copy_(hidden_logit, c)
     _update_beliefs(b, tau_v)
     _update_beliefs(c, tau_h)
     for t in range(max_iter):

@@ -14,6 +14,7 @@ import numpy as np
 from .._numerics.blas import gemm_
 from .._numerics.jit import jit
 from .._numerics.random import step_key
+from .._numerics.steps import copy_
 from .._rbm.layers.base import (
     anneal_,
     path_context,
@@ -63,7 +64,7 @@ def raise_log_weights(units, hidden, base, W, V_data, betas, n_chains, keys):
     V = np.empty((n_rows, n_visible), dtype=W.dtype)
     for e in range(n_examples):
         for r in range(e * n_chains, (e + 1) * n_chains):
-            V[r] = V_data[e]
+            copy_(V[r], V_data[e])
     A = np.empty((n_rows, n_hidden), dtype=W.dtype)
     log_w = np.zeros(n_rows)
     top = betas.shape[0] - 1

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._numerics.jit import jit
 from .._numerics.random import uniform
+from .._numerics.steps import copy_
 from .kernels import _add_one, _exponentiate
 
 #: Chains one task sweeps together, site after site: the couplings of one
@@ -64,7 +65,7 @@ def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited):
                 for c in range(lo, hi):
                     x = chains[c]
                     F = fields[c - lo]
-                    _copy(H, F[i])
+                    copy_(H, F[i])
                     state = _draw(H, uniform(keys[c], counters[c]))
                     counters[c] += 1
                     old = x[i]
@@ -73,7 +74,7 @@ def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited):
                         _move_fields(F, J[i], old, state)
             if record:
                 for c in range(lo, hi):
-                    _copy(visited[sweep, c], chains[c])
+                    copy_(visited[sweep, c], chains[c])
 
 
 @jit(inline="always")
@@ -81,7 +82,7 @@ def _all_fields(F, h, J, x):
     """``F[i, a] <- h_i(a) + sum_j J[i, j, a, x_j]``, summed over ``j`` in
     order (``J[j, i, x_j]`` is that row by symmetry)."""
     for i in range(F.shape[0]):
-        _copy(F[i], h[i])
+        copy_(F[i], h[i])
     for j in range(x.shape[0]):
         slab = J[j]
         for i in range(F.shape[0]):
@@ -98,14 +99,6 @@ def _move_fields(F, J_i, old, new):
         Fk = F[k]
         for a in range(Fk.shape[0]):
             Fk[a] += row_new[a] - row_old[a]
-
-
-@jit(inline="always")
-def _copy(out, row):
-    """``out[:] = row`` as a plain loop (a slice assignment compiles the
-    broadcasting machinery: seconds of compile time)."""
-    for a in range(out.shape[0]):
-        out[a] = row[a]
 
 
 @jit(inline="always")

@@ -23,6 +23,7 @@ from numba import types
 from .._core.numba_compat import inline_overload
 from .._numerics.jit import jit
 from .._numerics.reduction import dot
+from .._numerics.steps import copy_
 from .._numerics.vecmath import exp_nonpositive_native
 
 # -- sequence weights ---------------------------------------------------------
@@ -200,12 +201,12 @@ def pseudo_likelihood_residuals(X, order, common, w, base, D, R, row_loss, start
         last = min(stop, first + 64)
         shared, saves = _prefix_checkpoints(X, order, first, last)
         checkpoint = np.empty((L + 1, size), dtype=D.dtype)
-        checkpoint[0] = base
+        copy_(checkpoint[0], base)
         picked = np.empty(4, dtype=np.int64)
         for u in range(last - first):
             s = first + u
             H = R[s - start]
-            H[:] = checkpoint[shared[u]]
+            copy_(H, checkpoint[shared[u]])
             k = shared[u]
             while k < L:
                 k, n = _next_group(X[s], order, common, saves[u], k, picked)
@@ -221,7 +222,7 @@ def pseudo_likelihood_residuals(X, order, common, w, base, D, R, row_loss, start
                     for c in range(n):
                         _add_one(H, D[picked[c], X[s, picked[c]]])
                 if saves[u, k]:
-                    checkpoint[k] = H
+                    copy_(checkpoint[k], H)
             ws = w[s]
             loss = 0.0
             for i in range(L):
@@ -365,7 +366,7 @@ def stage_parameters(x, d, t, scale, rows, cols, common, base, D):
             row = D[j, common[j], segment]
             for k in range(total_fields.size):
                 total_fields[k] += row[k]
-        base[segment] = total_fields
+        copy_(base[segment], total_fields)
     coupling = 0.0
     for p in range(n_pairs):
         coupling += squares[p]

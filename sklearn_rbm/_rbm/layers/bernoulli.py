@@ -66,7 +66,7 @@ from ..._core.utils import (
 from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
 from ..._numerics.random import new_key, step_key, uniform
-from ..._numerics.steps import row_sums
+from ..._numerics.steps import add_, row_sums
 from ..._numerics.vecmath import (
     NEAR_STEP,
     draw_bernoulli_row_,
@@ -279,8 +279,9 @@ def anneal_(log_w, A, visible_terms, c, beta, beta_prev, key, sample):
                 A[r, j] = 1.0 if uniform(key, r * n_hidden + j) < p else 0.0
         if r % 4 == 3 or r == n_chains - 1:
             block = slice(r - r % 4, r + 1)
-            log_w[block] += row_sums(
-                terms[: r % 4 + 1], None, step * visible_terms[block]
+            add_(
+                log_w[block],
+                row_sums(terms[: r % 4 + 1], None, step * visible_terms[block]),
             )
 
 

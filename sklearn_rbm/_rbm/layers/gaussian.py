@@ -63,7 +63,7 @@ from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
 from ..._numerics.normal import standard_normal
 from ..._numerics.random import new_key, step_key
-from ..._numerics.steps import bias_step_
+from ..._numerics.steps import add_, bias_step_, copy_
 from ..._partition.annealing import AnnealingPath, ais_betas, run_ais
 from ..._partition.exact import _check_rbm, check_enumerable, check_rows
 from . import base
@@ -240,10 +240,11 @@ def learned_step_(units, ctx, W, velocity, field, terms, data, chain, centring,
     n_data = V.shape[0]
     if first:
         gemm_(1.0, H_pos.T, centred(S, mu, is_centred), 0.0, data_term)
-        units.data_energy[:] = _quadratic_sums(S, field, variance)
-        units.data_energy[:] -= _offset_corrections(
+        data_energy = _quadratic_sums(S, field, variance)
+        data_energy -= _offset_corrections(
             W, lam, mu, sum_S_data, sum_H_data, n_data, is_centred
         )
+        copy_(units.data_energy, data_energy)
     gemm_(1.0, H_neg.T, centred(S_chain, mu, is_centred), 0.0, units.model_term)
     model_energy_z = _quadratic_sums(S_chain, field, variance)
     model_energy_z -= _offset_corrections(
@@ -256,7 +257,7 @@ def learned_step_(units, ctx, W, velocity, field, terms, data, chain, centring,
         first,
     )  # fmt: skip
     if first:
-        units.data_energy[:] -= data_dots
+        add_(units.data_energy, -data_dots)
     model_energy_z -= model_dots
     bias_step_(
         units.bias, sum_S_data * variance, sum_S_chain * variance, 1.0 / n_data,
@@ -351,9 +352,12 @@ def tempered_conditionals(variance, base_mean, base_precision, betas, dtype_of):
     shape = (betas.shape[0], variance.shape[0])
     base_part, coupled_part, std = np.empty(shape), np.empty(shape), np.empty(shape)
     for t in range(betas.shape[0]):
-        base_part[t], coupled_part[t], std[t] = path_visible_conditional(
+        base, coupled, deviation = path_visible_conditional(
             inv_var, base_mean, base_precision, betas[t]
         )
+        copy_(base_part[t], base)
+        copy_(coupled_part[t], coupled)
+        copy_(std[t], deviation)
     dtype = dtype_of.dtype
     return base_part.astype(dtype), coupled_part.astype(dtype), std.astype(dtype)
 
