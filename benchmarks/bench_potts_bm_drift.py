@@ -63,17 +63,25 @@ def load_start(path, X, w, threads):
     return plm
 
 
-def drift(bm, reference, pairs, checkpoints, seed=1):
-    """The chains swept on at fixed parameters: ``(sweeps, Pearson, slope,
-    decorrelated, CPU seconds)`` at every checkpoint, each on the states of
-    10 sweeps."""
-    chains = bm.chains_.copy()
+def data_correlations(X, w):
+    """The reweighted data's connected correlations (the fit's pseudocount)
+    and the pairs ``i < j`` they are of."""
+    f1, f2 = frequencies(X, w, _STATES, 1.0 / w.sum())
+    pairs = np.triu_indices(X.shape[1], k=1)
+    return connected(f1, f2, *pairs), pairs
+
+
+def drift(chains, h, J, reference, pairs, checkpoints, seed=1):
+    """Copies of ``chains`` swept on at the fixed parameters ``h, J``:
+    ``(sweeps, Pearson, slope, decorrelated, CPU seconds)`` at every
+    checkpoint, each on the states of 10 sweeps."""
+    chains = chains.copy()
     start = chains.copy()
     rng = np.random.default_rng(seed)
     keys = rng.integers(0, 2**63, size=chains.shape[0]).astype(np.uint64)
     counters = np.zeros(chains.shape[0], dtype=np.int64)
-    h = bm.intercept_.astype(np.float32)
-    J = np.ascontiguousarray(bm.coupling_, dtype=np.float32)
+    h = h.astype(np.float32)
+    J = np.ascontiguousarray(J, dtype=np.float32)
     no_record = np.empty((0, *chains.shape), dtype=np.uint8)
     visited = np.empty((10, *chains.shape), dtype=np.uint8)
     ones = np.ones(10 * chains.shape[0])
@@ -127,11 +135,10 @@ def main():
     ):
         print(f"  update {update}: in-fit Pearson {pearson:.4f} slope {slope:.4f}")
 
-    f1, f2 = frequencies(X, w, _STATES, 1.0 / w.sum())
-    pairs = np.triu_indices(L, k=1)
-    reference = connected(f1, f2, *pairs)
+    reference, pairs = data_correlations(X, w)
     print("the chains swept on at the fitted parameters:")
-    drift(bm, reference, pairs, [int(c) for c in args.probe.split(",")])
+    checkpoints = [int(c) for c in args.probe.split(",")]
+    drift(bm.chains_, bm.intercept_, bm.coupling_, reference, pairs, checkpoints)
 
 
 if __name__ == "__main__":
