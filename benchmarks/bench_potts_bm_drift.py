@@ -22,11 +22,12 @@ chains' overlap with their state at the end of the fit down to that of two
 different chains). When the chains sample the model, the Pearson correlation
 stays where the fit left it; when they trail it, it falls as they relax
 towards the model's own equilibrium: the gap is the bias of the learning
-signal (measured on PF13354 at the defaults' rate and 10 sweeps an update:
-0.988 in the fit, 0.955 100 sweeps later, 0.919 200 sweeps later; see the
-User Guide). Printed: the in-fit trajectory (update, Pearson, slope), the
-probe's (sweeps, Pearson, slope, decorrelated, CPU seconds), and the CPU
-seconds of the fit and of the probe.
+signal (on PF13354, at the defaults' rate and 10 sweeps an update, with the
+same loop in ``bench_potts_bm_schedules.py``: 0.988 in the fit, 0.955 100
+sweeps later, 0.919 200 sweeps later; see the User Guide). Printed: the
+in-fit trajectory (update, Pearson, slope), the probe's (sweeps, Pearson,
+slope, decorrelated, CPU seconds), and the CPU seconds of the fit and of
+the probe.
 """
 
 import argparse
