@@ -1,0 +1,146 @@
+"""Do the persistent chains of a PottsBoltzmannMachine fit sample its model?
+
+Run from the repository root::
+
+    PYTHONPATH=. python benchmarks/bench_potts_bm_drift.py ALIGNMENT START \\
+        [--n-chains 2000] [--n-sweeps 10] [--learning-rate 0.002] \\
+        [--max-iter 40] [--probe 10,20,50,100,200,400] [--threads 1]
+
+``ALIGNMENT`` is a FASTA / A2M file (gzip allowed). ``START`` is a pickle of
+the pseudo-likelihood start (``PottsPseudoLikelihood(lambda_e=4)``, the
+default ``init``'s): it is fitted and written there when the file does not
+exist (816 s of CPU on PF13354, 202 columns), and read otherwise, so that
+several settings can be compared from one start.
+
+The fit runs ``--max-iter`` updates with ``target_pearson=1``: no stopping
+test interrupts it, and ``history_`` records the persistent chains' in-fit
+Pearson correlation and slope at every update. Then the chains are swept on
+at the fitted, fixed parameters, and the statistics of 10 sweeps (those of
+one update) are compared with the data's after each number of sweeps in
+``--probe``, with adabmDCA's decorrelation test (``_decorrelated``: the
+chains' overlap with their state at the end of the fit down to that of two
+different chains). When the chains sample the model, the Pearson correlation
+stays where the fit left it; when they trail it, it falls as they relax
+towards the model's own equilibrium: the gap is the bias of the learning
+signal (on PF13354, at the defaults' rate and 10 sweeps an update, with the
+same loop in ``bench_potts_bm_schedules.py``: 0.988 in the fit, 0.955 100
+sweeps later, 0.919 200 sweeps later; see the User Guide). Printed: the
+in-fit trajectory (update, Pearson, slope), the probe's (sweeps, Pearson,
+slope, decorrelated, CPU seconds), and the CPU seconds of the fit and of
+the probe.
+"""
+
+import argparse
+import os
+import pickle
+import time
+import warnings
+
+import numba
+import numpy as np
+
+from sklearn_rbm import PottsBoltzmannMachine, PottsPseudoLikelihood
+from sklearn_rbm._potts.boltzmann import _START_LAMBDA_E, _decorrelated
+from sklearn_rbm._potts.chains import gibbs_sweeps
+from sklearn_rbm._potts.statistics import connected, frequencies, pearson_slope
+from sklearn_rbm.sequences import read_alignment, sequence_weights
+
+_STATES = 21
+
+
+def load_start(path, X, w, threads):
+    """The pseudo-likelihood start, read from ``path`` or fitted and
+    written there."""
+    if os.path.exists(path):
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    cpu = time.process_time()
+    plm = PottsPseudoLikelihood(
+        n_states=_STATES, lambda_e=_START_LAMBDA_E, n_jobs=threads
+    ).fit(X, sample_weight=w)
+    print(f"pseudo-likelihood start: {time.process_time() - cpu:.0f} s CPU")
+    with open(path, "wb") as handle:
+        pickle.dump(plm, handle)
+    return plm
+
+
+def data_correlations(X, w):
+    """The reweighted data's connected correlations (the fit's pseudocount)
+    and the pairs ``i < j`` they are of."""
+    f1, f2 = frequencies(X, w, _STATES, 1.0 / w.sum())
+    pairs = np.triu_indices(X.shape[1], k=1)
+    return connected(f1, f2, *pairs), pairs
+
+
+def drift(chains, h, J, reference, pairs, checkpoints, seed=1):
+    """Copies of ``chains`` swept on at the fixed parameters ``h, J``:
+    ``(sweeps, Pearson, slope, decorrelated, CPU seconds)`` at every
+    checkpoint, each on the states of 10 sweeps."""
+    chains = chains.copy()
+    start = chains.copy()
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 2**63, size=chains.shape[0]).astype(np.uint64)
+    counters = np.zeros(chains.shape[0], dtype=np.int64)
+    h = h.astype(np.float32)
+    J = np.ascontiguousarray(J, dtype=np.float32)
+    no_record = np.empty((0, *chains.shape), dtype=np.uint8)
+    visited = np.empty((10, *chains.shape), dtype=np.uint8)
+    ones = np.ones(10 * chains.shape[0])
+    cpu, done, rows = time.process_time(), 0, []
+    for checkpoint in checkpoints:
+        if checkpoint - done > 10:
+            gibbs_sweeps(chains, h, J, checkpoint - done - 10, keys, counters,
+                         no_record)  # fmt: skip
+        gibbs_sweeps(chains, h, J, 10, keys, counters, visited)
+        done = max(checkpoint, done + 10)
+        p1, p2 = frequencies(visited.reshape(-1, chains.shape[1]), ones, _STATES)
+        pearson, slope = pearson_slope(reference, connected(p1, p2, *pairs))
+        rows.append((done, pearson, slope, bool(_decorrelated(chains, start)),
+                     time.process_time() - cpu))  # fmt: skip
+        print("  +%d sweeps: Pearson %.4f slope %.4f decorrelated %s, %.0f s CPU"
+              % rows[-1], flush=True)  # fmt: skip
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("alignment")
+    parser.add_argument("start", help="pickle of the pseudo-likelihood start")
+    parser.add_argument("--n-chains", type=int, default=2000)
+    parser.add_argument("--n-sweeps", type=int, default=10)
+    parser.add_argument("--learning-rate", type=float, default=None)
+    parser.add_argument("--max-iter", type=int, default=40)
+    parser.add_argument("--probe", default="10,20,50,100,200,400")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    numba.set_num_threads(args.threads)
+
+    X, _ = read_alignment(args.alignment)
+    w = sequence_weights(X)
+    L = X.shape[1]
+    print(f"{args.alignment}: {X.shape[0]} sequences x {L} columns, N_eff "
+          f"{w.sum():.0f}; {vars(args)}", flush=True)  # fmt: skip
+    plm = load_start(args.start, X, w, args.threads)
+    bm = PottsBoltzmannMachine(
+        n_states=_STATES, init=plm, n_chains=args.n_chains, n_sweeps=args.n_sweeps,
+        learning_rate=args.learning_rate, max_iter=args.max_iter,
+        target_pearson=1.0, n_jobs=args.threads, random_state=0,
+    )  # fmt: skip
+    cpu = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # max_iter is the point here
+        bm.fit(X, sample_weight=w)
+    print(f"fit: {bm.n_iter_} updates, {time.process_time() - cpu:.0f} s CPU")
+    for update, (pearson, slope) in enumerate(
+        zip(bm.history_["pearson"], bm.history_["slope"], strict=True), start=1
+    ):
+        print(f"  update {update}: in-fit Pearson {pearson:.4f} slope {slope:.4f}")
+
+    reference, pairs = data_correlations(X, w)
+    print("the chains swept on at the fitted parameters:")
+    checkpoints = [int(c) for c in args.probe.split(",")]
+    drift(bm.chains_, bm.intercept_, bm.coupling_, reference, pairs, checkpoints)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""Boltzmann-machine learning schedules the estimator has no option for.
+
+Run from the repository root::
+
+    PYTHONPATH=. python benchmarks/bench_potts_bm_schedules.py ALIGNMENT START \\
+        [--n-chains 2000] [--burn-in 300] [--updates 40] \\
+        [--learning-rate 0.002] [--extra-sweeps 0] [--warm 0] [--offset 0] \\
+        [--load STATE] [--save STATE] [--probe 10,20,50,100,200,400]
+
+``ALIGNMENT`` and ``START`` (the pseudo-likelihood start's pickle, fitted
+and written when missing) are those of ``bench_potts_bm_drift.py``. This
+runs the steps of ``PottsBoltzmannMachine``'s fit (its sampler, RMSprop
+and the rate's decay ``rate / sqrt(1 + t / 100)``, 10 recorded sweeps an
+update) with what the estimator does not offer, to measure schedules
+before making them options or defaults:
+
+* ``--burn-in``: sweeps of the start's chains (from the independent-site
+  model) at the start's parameters before the first update, with the
+  Pearson correlation every 100;
+* ``--extra-sweeps``: unrecorded sweeps before each update's 10 recorded
+  ones (more sweeps an update at the counting cost of 10);
+* ``--load`` / ``--save``: the parameters and chains (pickle) at the start
+  and at the end, to continue a run with another rate; ``--offset`` carries
+  the update count of the rate's decay on, and ``--warm`` updates first fill
+  the step sizes' running scales without a step (a continued run's
+  optimiser starts afresh).
+
+Printed: every update's in-fit Pearson correlation and slope with the CPU
+seconds so far, then the chains swept on at the final parameters
+(``bench_potts_bm_drift.drift``). No stopping test runs. Measured on
+PF13354 with it: see the User Guide.
+"""
+
+import argparse
+import pickle
+import time
+
+import numba
+import numpy as np
+from bench_potts_bm_drift import _STATES, data_correlations, drift, load_start
+
+from sklearn_rbm._core.utils import kernel_rng
+from sklearn_rbm._potts.boltzmann import (
+    _DECAY_UPDATES,
+    _Chains,
+    _independent_chains,
+    _RMSprop,
+    log_likelihood_gradient,
+)
+from sklearn_rbm._potts.statistics import connected, frequencies, pearson_slope
+from sklearn_rbm.sequences import read_alignment, sequence_weights
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("alignment")
+    parser.add_argument("start", help="pickle of the pseudo-likelihood start")
+    parser.add_argument("--n-chains", type=int, default=2000)
+    parser.add_argument("--burn-in", type=int, default=0)
+    parser.add_argument("--updates", type=int, default=40)
+    parser.add_argument("--learning-rate", type=float, default=0.002)
+    parser.add_argument("--extra-sweeps", type=int, default=0)
+    parser.add_argument("--warm", type=int, default=0)
+    parser.add_argument("--offset", type=int, default=0)
+    parser.add_argument("--load", default=None)
+    parser.add_argument("--save", default=None)
+    parser.add_argument("--probe", default="10,20,50,100,200,400")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    numba.set_num_threads(args.threads)
+
+    X, _ = read_alignment(args.alignment)
+    w = sequence_weights(X)
+    print(f"{args.alignment}: {X.shape[0]} x {X.shape[1]}; {vars(args)}", flush=True)
+    f1, f2 = frequencies(X, w, _STATES, 1.0 / w.sum())
+    reference, pairs = data_correlations(X, w)
+    plm = load_start(args.start, X, w, args.threads)
+    h = np.array(plm.intercept_, dtype=np.float64)
+    J = np.array(plm.coupling_, dtype=np.float64)
+    rng = kernel_rng(0)
+    sampler = _Chains(
+        _independent_chains(np.exp(h), args.n_chains, rng), 10, _STATES, rng
+    )
+    if args.load:
+        with open(args.load, "rb") as handle:
+            h, J, sampler.states, sampler.keys, sampler.counters = pickle.load(handle)
+
+    def pearson(p1, p2):
+        return pearson_slope(reference, connected(p1, p2, *pairs))
+
+    cpu = time.process_time()
+    sampler.set_model(h, J)
+    for done in range(100, args.burn_in + 1, 100):
+        sampler.sweep(90)
+        print("burn-in %d sweeps: Pearson %.4f slope %.4f, %.0f s CPU"
+              % (done, *pearson(*sampler.statistics()), time.process_time() - cpu),
+              flush=True)  # fmt: skip
+    optimiser = _RMSprop(h.shape, J.shape)
+    for t in range(args.updates):
+        sampler.set_model(h, J)
+        if args.extra_sweeps:
+            sampler.sweep(args.extra_sweeps)
+        p1, p2 = sampler.statistics()
+        print("update %d: in-fit Pearson %.4f slope %.4f, %.0f s CPU"
+              % (t + 1 + args.offset, *pearson(p1, p2), time.process_time() - cpu),
+              flush=True)  # fmt: skip
+        grad_h, grad_J = log_likelihood_gradient(f1, f2, p1, p2, J, 0.0)
+        rate = args.learning_rate / np.sqrt(1.0 + (t + args.offset) / _DECAY_UPDATES)
+        step_h, step_J = optimiser.steps((grad_h, grad_J), rate * (t >= args.warm))
+        h += step_h * grad_h
+        J += step_J * grad_J
+    if args.save:
+        with open(args.save, "wb") as handle:
+            state = (h, J, sampler.states, sampler.keys, sampler.counters)
+            pickle.dump(state, handle)
+    print("the chains swept on at the final parameters:")
+    checkpoints = [int(c) for c in args.probe.split(",")]
+    drift(sampler.states, h, J, reference, pairs, checkpoints)
+
+
+if __name__ == "__main__":
+    main()
