@@ -689,7 +689,7 @@ class ConditionalRBMRegressor(
             X_train, Y_train, X_val, Y_val = split
             X_all, Y_all = stack_rows(X_train, X_val), np.vstack((Y_train, Y_val))
             self._fit_logistic(X_all, Y_all, self.coef_, self.intercept_)
-            for parameter, value in zip(self._hidden_parameters(), hidden):
+            for parameter, value in zip(self._hidden_parameters(), hidden, strict=True):
                 parameter[...] = value
             self._continued_epochs((X_all, Y_all), None, rs)
         return True
