@@ -676,7 +676,7 @@ class ConditionalRBMRegressor(
         part of the map (each input pixel to its output) in 10 epochs, so
         logistic regression wins; from it, the hidden units learn the
         occluded strokes (doc/conditional.rst, issue 36). Their gain there,
-        about 0.02 points, is within the noise of 400 held-out images (the
+        0.003 to 0.02 points on test, is within the noise of 400 held-out images (the
         last epoch fixed 655 held-out outputs and broke 667), so the rule
         only refuses a continuation that is worse beyond noise: one that
         starts at logistic regression and is not the best of many epochs is
