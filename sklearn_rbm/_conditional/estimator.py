@@ -656,11 +656,16 @@ class ConditionalRBMRegressor(
         """
         if rival is None:
             return False
+        fixed, broken = self._fixed_and_broken(rival, validation)
+        return fixed - broken <= _RIVAL_MARGIN * np.sqrt(fixed + broken)
+
+    def _fixed_and_broken(self, rival, validation):
+        """How many held-out outputs the current parameters get right that
+        the rival got wrong, and the other way round."""
         X_val, Y_val = validation
         before = rival.predictions == Y_val
         after = self._predict_binary(X_val) == Y_val
-        fixed, broken = np.sum(after & ~before), np.sum(before & ~after)
-        return fixed - broken <= _RIVAL_MARGIN * np.sqrt(fixed + broken)
+        return np.sum(after & ~before), np.sum(before & ~after)
 
     def _continue_from_logistic(self, rival, train, validation, split, rs):
         """With ``init='auto'``, when logistic regression beat the epochs from
@@ -689,10 +694,7 @@ class ConditionalRBMRegressor(
         self._set_training_state(rival.state)
         hidden = self._hidden_start(rs)
         self._continued_epochs(train, validation, rs)
-        X_val, Y_val = validation
-        before = rival.predictions == Y_val
-        after = self._predict_binary(X_val) == Y_val
-        fixed, broken = np.sum(after & ~before), np.sum(before & ~after)
+        fixed, broken = self._fixed_and_broken(rival, validation)
         if self.verbose:
             print(
                 f"[{type(self).__name__}] the epochs from logistic regression "
