@@ -666,6 +666,32 @@ def test_defaults_on_binarised_digits_never_lose_to_logistic_regression(
     assert excess_errors_in_standard_errors(ours, baseline) <= 2.0
 
 
+def test_epochs_from_logistic_regression_that_beat_it_are_kept():
+    """Issue 36: when logistic regression beats the epochs from the random
+    start (on 400 noisy 8x8 digits it does), init='auto' runs n_iter epochs
+    from logistic regression itself, and keeps them when they beat it on
+    the held-out rows: then they are run again on every row (held-out ones
+    included), from logistic regression on every row, with BP's schedule
+    restarted each time, and the outputs are coupled."""
+    clean, _ = load_binary_digits()
+    noisy = flip_pixels(clean[:400], 0.1, random_state=0)
+    est = ConditionalRBMRegressor(random_state=0).fit(noisy, clean[:400])
+    held_out = est.history_["validation_error"]
+    refit = np.isnan(held_out)
+    n_random = est.n_iter_ - 2 * est.n_iter
+    # The random start's epochs and the continuation's are watched on the
+    # held-out rows, the refit on every row is not.
+    assert n_random >= 1
+    assert np.all(refit == (np.arange(est.n_iter_) >= est.n_iter_ - est.n_iter))
+    assert est.inference_max_iter_ == 7 + est.n_iter
+    assert np.any(est.components_ != 0.0)
+    # Kept because it beat the random start's rival on the held-out rows.
+    assert est.best_validation_error_ == held_out[n_random + est.n_iter - 1]
+    assert est.best_validation_error_ < np.min(held_out[:n_random])
+    again = ConditionalRBMRegressor(random_state=0).fit(noisy, clean[:400])
+    np.testing.assert_array_equal(again.components_, est.components_)
+
+
 def test_steps_are_invariant_to_the_scale_and_offset_of_features():
     """The steps work in standardised coordinates: rescaling and shifting a
     feature changes the fitted weights accordingly and nothing else."""
