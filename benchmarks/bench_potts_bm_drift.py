@@ -102,25 +102,36 @@ def drift(chains, h, J, reference, pairs, checkpoints, seed=1):
     return rows
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def family_parser(description):
+    """The arguments both probes take: the alignment, the start's pickle,
+    the chains, the drift checkpoints and the threads."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("alignment")
     parser.add_argument("start", help="pickle of the pseudo-likelihood start")
     parser.add_argument("--n-chains", type=int, default=2000)
+    parser.add_argument("--probe", default="10,20,50,100,200,400")
+    parser.add_argument("--threads", type=int, default=1)
+    return parser
+
+
+def load_family(args):
+    """The alignment, its sequence weights and the pseudo-likelihood start
+    of the parsed ``args``; sets the threads and prints what was read."""
+    numba.set_num_threads(args.threads)
+    X, _ = read_alignment(args.alignment)
+    w = sequence_weights(X)
+    print(f"{args.alignment}: {X.shape[0]} sequences x {X.shape[1]} columns, "
+          f"N_eff {w.sum():.0f}; {vars(args)}", flush=True)  # fmt: skip
+    return X, w, load_start(args.start, X, w, args.threads)
+
+
+def main():
+    parser = family_parser(__doc__.split("\n")[0])
     parser.add_argument("--n-sweeps", type=int, default=10)
     parser.add_argument("--learning-rate", type=float, default=None)
     parser.add_argument("--max-iter", type=int, default=40)
-    parser.add_argument("--probe", default="10,20,50,100,200,400")
-    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    numba.set_num_threads(args.threads)
-
-    X, _ = read_alignment(args.alignment)
-    w = sequence_weights(X)
-    L = X.shape[1]
-    print(f"{args.alignment}: {X.shape[0]} sequences x {L} columns, N_eff "
-          f"{w.sum():.0f}; {vars(args)}", flush=True)  # fmt: skip
-    plm = load_start(args.start, X, w, args.threads)
+    X, w, plm = load_family(args)
     bm = PottsBoltzmannMachine(
         n_states=_STATES, init=plm, n_chains=args.n_chains, n_sweeps=args.n_sweeps,
         learning_rate=args.learning_rate, max_iter=args.max_iter,

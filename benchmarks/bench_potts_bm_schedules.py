@@ -31,13 +31,17 @@ seconds so far, then the chains swept on at the final parameters
 PF13354 with it: see the User Guide.
 """
 
-import argparse
 import pickle
 import time
 
-import numba
 import numpy as np
-from bench_potts_bm_drift import _STATES, data_correlations, drift, load_start
+from bench_potts_bm_drift import (
+    _STATES,
+    data_correlations,
+    drift,
+    family_parser,
+    load_family,
+)
 
 from sklearn_rbm._core.utils import kernel_rng
 from sklearn_rbm._potts.boltzmann import (
@@ -48,14 +52,10 @@ from sklearn_rbm._potts.boltzmann import (
     log_likelihood_gradient,
 )
 from sklearn_rbm._potts.statistics import connected, frequencies, pearson_slope
-from sklearn_rbm.sequences import read_alignment, sequence_weights
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("alignment")
-    parser.add_argument("start", help="pickle of the pseudo-likelihood start")
-    parser.add_argument("--n-chains", type=int, default=2000)
+    parser = family_parser(__doc__.split("\n")[0])
     parser.add_argument("--burn-in", type=int, default=0)
     parser.add_argument("--updates", type=int, default=40)
     parser.add_argument("--learning-rate", type=float, default=0.002)
@@ -64,17 +64,10 @@ def main():
     parser.add_argument("--offset", type=int, default=0)
     parser.add_argument("--load", default=None)
     parser.add_argument("--save", default=None)
-    parser.add_argument("--probe", default="10,20,50,100,200,400")
-    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    numba.set_num_threads(args.threads)
-
-    X, _ = read_alignment(args.alignment)
-    w = sequence_weights(X)
-    print(f"{args.alignment}: {X.shape[0]} x {X.shape[1]}; {vars(args)}", flush=True)
+    X, w, plm = load_family(args)
     f1, f2 = frequencies(X, w, _STATES, 1.0 / w.sum())
     reference, pairs = data_correlations(X, w)
-    plm = load_start(args.start, X, w, args.threads)
     h = np.array(plm.intercept_, dtype=np.float64)
     J = np.array(plm.coupling_, dtype=np.float64)
     rng = kernel_rng(0)
