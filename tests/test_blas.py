@@ -1,12 +1,16 @@
 """``sklearn_rbm/_numerics/blas.py``: ``gemm_`` against numpy for every layout
-and dtype the kernels use, and its edge cases."""
+and dtype the kernels use, and its edge cases; ``kernel_dot`` against numpy,
+and the fit's Python-side products routed through it."""
 
 import itertools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
-from sklearn_rbm._numerics.blas import gemm_
+from sklearn_rbm import DCPBernoulliRBM
+from sklearn_rbm._numerics import blas
+from sklearn_rbm._numerics.blas import gemm_, kernel_dot
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -41,3 +45,46 @@ def test_gemm_with_an_empty_inner_dimension_scales_c():
 def test_gemm_rejects_mismatched_shapes():
     with pytest.raises(ValueError, match="shapes"):
         gemm_(1.0, np.ones((2, 3)), np.ones((4, 2)), 0.0, np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kernel_dot_matches_numpy(dtype):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((6, 5)).astype(dtype)
+    W = rng.standard_normal((4, 5)).astype(dtype)
+    v = rng.standard_normal(5).astype(dtype)
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    cases = [
+        (X, W.T),  # column-major right operand
+        (X, np.ascontiguousarray(W.T)),
+        (X, v),
+        (W[:, 0], W),  # vector times matrix
+        (X[:, ::2], W[:, ::2].T),  # neither operand contiguous
+        (sp.csr_matrix(X), W.T),  # sparse: safe_sparse_dot
+        (X, W.T.astype(np.float64 if dtype == np.float32 else np.float32)),  # mixed
+    ]
+    for a, b in cases:
+        product = kernel_dot(a, b)
+        assert isinstance(product, np.ndarray)
+        expected = (a.toarray() if sp.issparse(a) else a) @ b
+        assert product.dtype == expected.dtype
+        np.testing.assert_allclose(product, expected, rtol=tolerance, atol=tolerance)
+
+
+def test_a_fit_computes_its_per_epoch_products_with_the_kernels_blas(monkeypatch):
+    """The divergence check and the publishing of the parameters, every
+    epoch, go through ``kernel_dot`` and not numpy's BLAS: numpy's own
+    OpenBLAS thread pool, woken between kernel calls, spins on the cores the
+    kernels' BLAS needs (``kernel_dot``'s docstring)."""
+    calls = []
+    dense_dot = blas._dense_dot
+
+    def counting(a, b):
+        calls.append(a.shape)
+        return dense_dot(a, b)
+
+    monkeypatch.setattr(blas, "_dense_dot", counting)
+    X = (np.random.default_rng(0).random((60, 8)) < 0.3).astype(np.float64)
+    DCPBernoulliRBM(n_components=5, n_iter=3, batch_size=20, random_state=0).fit(X)
+    # Per epoch: the free energy's two products and the two of publishing.
+    assert len(calls) >= 3 * 4

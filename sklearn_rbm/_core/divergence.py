@@ -19,6 +19,8 @@ import inspect
 
 import numpy as np
 
+from .._numerics.blas import kernel_dot
+
 #: How far, in nats per unit, the ceiling may fall below the base-rate model.
 MARGIN_PER_UNIT = 1.0
 #: Rows of the training data the check looks at, once per epoch: enough for a
@@ -31,8 +33,8 @@ def base_rate_log_likelihood(X, mean):
     """Exact mean log-likelihood of binary rows ``X`` under independent units
     with probabilities ``mean`` (clipped away from 0 and 1)."""
     p = np.clip(np.asarray(mean, dtype=np.float64), 1e-3, 1.0 - 1e-3)
-    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
-    return float(np.mean(X @ np.log(p) + (1.0 - X) @ np.log1p(-p)))
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    return float(np.mean(kernel_dot(X, np.log(p)) + kernel_dot(1.0 - X, np.log1p(-p))))
 
 
 def likelihood_ceiling(log_unnormalised):

@@ -6,10 +6,10 @@ enumeration in the package and :class:`LogPartition`, the result of every
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.utils.extmath import safe_sparse_dot
 
 from .._core.sklearn_compat import validate_params
 from .._core.utils import as_real_array, check_named_array, kernel_array
+from .._numerics.blas import kernel_dot
 from .enumeration import log_partition_enumerate
 from .parameters import RBM_CONSTRAINTS, shared_docstring
 
@@ -137,9 +137,9 @@ def check_rows(X, n_visible, name="X"):
 
 def _free_energy(X, W, b, c):
     """:func:`free_energy` without the checks, for internal callers."""
-    pre = safe_sparse_dot(X, np.asarray(W).T, dense_output=True)
+    pre = kernel_dot(X, np.asarray(W).T)
     pre = pre + c
-    visible_term = safe_sparse_dot(X, np.asarray(b), dense_output=True)
+    visible_term = kernel_dot(X, np.asarray(b))
     return -np.asarray(visible_term, dtype=np.float64).ravel() - np.logaddexp(
         0.0, pre.astype(np.float64)
     ).sum(axis=1)

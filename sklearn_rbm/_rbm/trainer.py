@@ -34,6 +34,7 @@ from .._core.utils import (
     hold_out,
     kernel_rng,
 )
+from .._numerics.blas import kernel_dot
 from .base import FittedRBM, check_rbm_memory, parameters_of
 from .solvers import SOLVERS, resolve_solver
 from .tempering import LADDERS
@@ -174,8 +175,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         offset = self._hidden_layer().initial_offset if solver.centred else 0.0
         lam = np.full(n_hidden, offset, dtype=dtype)
         self.offset_visible_, self.offset_hidden_ = mu, lam
-        self._centred_visible_bias = b + lam @ W
-        self._centred_hidden_bias = c + W @ mu
+        self._centred_visible_bias = b + kernel_dot(lam, W)
+        self._centred_hidden_bias = c + kernel_dot(W, mu)
         self._velocity = (
             np.zeros_like(W),
             np.zeros_like(c),
@@ -208,8 +209,8 @@ class RBMTrainer(EpochTrainingMixin, FittedRBM):
         W = self.components_ if W is None else W
         self._set_fitted_parameters(
             W,
-            self._centred_visible_bias - self.offset_hidden_ @ W,
-            self._centred_hidden_bias - W @ self.offset_visible_,
+            self._centred_visible_bias - kernel_dot(self.offset_hidden_, W),
+            self._centred_hidden_bias - kernel_dot(W, self.offset_visible_),
         )
         self._visible_layer().publish(self)
         self._hidden_layer().publish(self)
