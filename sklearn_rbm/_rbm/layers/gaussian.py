@@ -59,7 +59,7 @@ from ..._core.utils import (
     warn_if_outlying,
 )
 from ..._fvbm.kernels import log_partition_exact as _spin_log_partition
-from ..._numerics.blas import gemm_
+from ..._numerics.blas import gemm_, kernel_dot
 from ..._numerics.jit import jit, vector_jit
 from ..._numerics.normal import standard_normal
 from ..._numerics.random import new_key, step_key
@@ -612,7 +612,10 @@ def free_energy_of(X, components, intercept_visible, intercept_hidden, sigma):
     )
     inv_var = 1.0 / sigma.astype(np.float64) ** 2
     scaled_W = np.ascontiguousarray(W * inv_var)
-    pre = safe_sparse_dot(X, scaled_W.T, dense_output=True) + c
+    # numpy would cast dense float32 rows to float64 for this product too; the
+    # kernels' BLAS computes it (kernel_dot: the fit's per-epoch check).
+    dense = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    pre = kernel_dot(dense, scaled_W.T) + c
     hidden_term = np.logaddexp(0.0, np.asarray(pre, dtype=np.float64)).sum(axis=1)
     if sp.issparse(X):
         # sum_i (v_i - b_i)^2 / (2 sigma_i^2) expanded: sparse rows stay sparse.
