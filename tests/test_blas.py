@@ -77,13 +77,13 @@ def test_a_fit_computes_its_per_epoch_products_with_the_kernels_blas(monkeypatch
     OpenBLAS thread pool, woken between kernel calls, spins on the cores the
     kernels' BLAS needs (``kernel_dot``'s docstring)."""
     calls = []
-    dense_dot = blas._dense_dot
+    product = blas._scipy_product
 
     def counting(a, b):
         calls.append(a.shape)
-        return dense_dot(a, b)
+        return product(a, b)
 
-    monkeypatch.setattr(blas, "_dense_dot", counting)
+    monkeypatch.setattr(blas, "_scipy_product", counting)
     X = (np.random.default_rng(0).random((60, 8)) < 0.3).astype(np.float64)
     DCPBernoulliRBM(n_components=5, n_iter=3, batch_size=20, random_state=0).fit(X)
     # Per epoch: the free energy's two products and the two of publishing.

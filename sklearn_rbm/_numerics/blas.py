@@ -21,6 +21,7 @@ from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+from scipy.linalg.blas import get_blas_funcs
 from sklearn.utils.extmath import safe_sparse_dot
 
 from .._core.numba_compat import XXGEMM_SYMBOL, ensure_blas
@@ -131,27 +132,25 @@ def gemm_(alpha, a, b, beta, c):
         raise RuntimeError("gemm_: numba could not load SciPy's BLAS gemm")
 
 
-@jit
-def _dense_dot(a, b):
-    return np.dot(a, b)
-
-
 def kernel_dot(a, b):
     """``a @ b`` (a matrix or a vector times a matrix, a matrix times a
     vector) for Python-side code that runs between kernel calls, such as the
     checks of every epoch.
 
-    Dense operands of one float dtype go through the BLAS the kernels call
-    (SciPy's, through numba), anything else (sparse, mixed dtypes) through
-    ``safe_sparse_dot``. numpy may bundle an OpenBLAS of its own, with its own
-    thread pool: one numpy product between kernel calls leaves that pool's
-    workers spinning (about 0.13 s of CPU after each product, measured with
-    two threads) on the cores the kernels' BLAS needs next
-    (measured: a two-thread PCD-1 epoch of a 784 x 500 RBM went from about
-    1.6 to 1.15 times its products' time once the per-epoch divergence check
-    stopped calling numpy's BLAS).
+    Dense operands of one float dtype go to the BLAS the kernels call
+    (SciPy's, through ``scipy.linalg.blas``: no kernel to compile), anything
+    else (sparse, mixed dtypes) through ``safe_sparse_dot``. numpy may bundle
+    an OpenBLAS of its own, with its own thread pool: one numpy product
+    between kernel calls leaves that pool's workers spinning (about 0.13 s of
+    CPU after each product, measured with two threads) on the cores the
+    kernels' BLAS needs next (measured: a two-thread PCD-1 epoch of a
+    784 x 500 RBM went from about 1.6 to 1.15 times its products' time once
+    the per-epoch divergence check stopped calling numpy's BLAS). The
+    operands are passed as the transposed views BLAS reads without a copy,
+    and the routines are numpy's own (``gemm``; ``gemv`` for a vector), so
+    small products keep numpy's bits.
     """
-    if (
+    if not (
         isinstance(a, np.ndarray)
         and isinstance(b, np.ndarray)
         and (a.ndim, b.ndim) in ((2, 2), (2, 1), (1, 2))
@@ -161,8 +160,25 @@ def kernel_dot(a, b):
         and a.size > 0
         and b.size > 0
     ):
-        a = np.ascontiguousarray(a)
-        if not (b.flags.c_contiguous or b.flags.f_contiguous):
-            b = np.ascontiguousarray(b)
-        return _dense_dot(a, b)
-    return safe_sparse_dot(a, b, dense_output=True)
+        return safe_sparse_dot(a, b, dense_output=True)
+    a = np.ascontiguousarray(a)
+    if b.ndim == 1 or not (b.flags.c_contiguous or b.flags.f_contiguous):
+        b = np.ascontiguousarray(b)
+    return _scipy_product(a, b)
+
+
+def _scipy_product(a, b):
+    """``a @ b`` by SciPy's BLAS for a C-contiguous ``a`` and a contiguous
+    ``b`` of one dtype. A C-contiguous matrix is the Fortran-order matrix of
+    its transpose, so row-major products are computed transposed:
+    ``(a b)^T = b^T a^T``."""
+    gemm, gemv = get_blas_funcs(("gemm", "gemv"), (a, b))
+    if b.ndim == 1:  # a b = (a^T)^T b
+        return gemv(1.0, a.T, b, trans=1)
+    if a.ndim == 1:  # a b = b^T a
+        if b.flags.c_contiguous:
+            return gemv(1.0, b.T, a)
+        return gemv(1.0, b, a, trans=1)
+    if b.flags.c_contiguous:  # (a b)^T = b^T a^T, both Fortran-order views
+        return gemm(1.0, b.T, a.T).T
+    return gemm(1.0, b, a.T, trans_a=1).T
