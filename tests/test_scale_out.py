@@ -190,6 +190,23 @@ def dask_client():
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+        keep_numba_thread_count()
+
+
+def keep_numba_thread_count():
+    """numba re-reads NUMBA_NUM_THREADS at every compile and refuses a count
+    other than the one its threads started with: when they started under the
+    nanny's cap, the restored environment would make every later compile in
+    this process fail, so the variable keeps the count they started with."""
+    import numba
+    from numba.core import config
+
+    started = numba.config.NUMBA_NUM_THREADS
+    try:
+        config.reload_config()
+    except RuntimeError:
+        os.environ["NUMBA_NUM_THREADS"] = str(started)
+        config.reload_config()
 
 
 def threads_of_this_task():
