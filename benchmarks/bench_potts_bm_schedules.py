@@ -6,7 +6,7 @@ Run from the repository root::
         [--n-chains 2000] [--burn-in 300] [--updates 40] \\
         [--learning-rate 0.002] [--extra-sweeps 0] [--warm 0] [--offset 0] \\
         [--load STATE] [--save STATE] [--probe 10,20,50,100,200,400] \\
-        [--step rmsprop|plain] [--eps-noise 0]
+        [--step rmsprop|plain] [--eps-noise 0] [--fall-after 0]
 
 ``ALIGNMENT`` and ``START`` (the pseudo-likelihood start's pickle, fitted
 and written when missing) are those of ``bench_potts_bm_drift.py``. This
@@ -30,7 +30,9 @@ before making them options or defaults:
 * ``--eps-noise C``: RMSprop's ``eps`` of every entry raised to ``C``
   times the chains' sampling noise of its frequency, ``sqrt(f (1 - f) /
   n_chains)`` at the data's ``f``: a gradient below the noise takes a step
-  in proportion to it, not a step of about the rate.
+  in proportion to it, not a step of about the rate;
+* ``--fall-after P``: once the in-fit Pearson correlation has reached
+  ``P``, the rate falls as ``1 / (1 + k / 10)``, ``k`` the updates since.
 
 Printed: every update's in-fit Pearson correlation and slope with the CPU
 seconds so far, then the chains swept on at the final parameters
@@ -114,6 +116,7 @@ def main():
     parser.add_argument("--save", default=None)
     parser.add_argument("--step", choices=("rmsprop", "plain"), default="rmsprop")
     parser.add_argument("--eps-noise", type=float, default=0.0)
+    parser.add_argument("--fall-after", type=float, default=0.0)
     args = parser.parse_args()
     X, w, plm = load_family(args)
     f1, f2 = frequencies(X, w, _STATES, 1.0 / w.sum())
@@ -139,16 +142,22 @@ def main():
               % (done, *pearson(*sampler.statistics()), time.process_time() - cpu),
               flush=True)  # fmt: skip
     optimiser = make_optimiser(args, f1, f2, h, J)
+    passed = None  # the update at which the in-fit Pearson reached --fall-after
     for t in range(args.updates):
         sampler.set_model(h, J)
         if args.extra_sweeps:
             sampler.sweep(args.extra_sweeps)
         p1, p2 = sampler.statistics()
+        r, slope = pearson(p1, p2)
         print("update %d: in-fit Pearson %.4f slope %.4f, %.0f s CPU"
-              % (t + 1 + args.offset, *pearson(p1, p2), time.process_time() - cpu),
+              % (t + 1 + args.offset, r, slope, time.process_time() - cpu),
               flush=True)  # fmt: skip
+        if args.fall_after and passed is None and r >= args.fall_after:
+            passed = t
         grad_h, grad_J = log_likelihood_gradient(f1, f2, p1, p2, J, 0.0)
         rate = args.learning_rate / np.sqrt(1.0 + (t + args.offset) / _DECAY_UPDATES)
+        if passed is not None:
+            rate /= 1.0 + (t - passed) / 10.0
         step_h, step_J = optimiser.steps((grad_h, grad_J), rate * (t >= args.warm))
         h += step_h * grad_h
         J += step_J * grad_J
