@@ -47,6 +47,18 @@ def new_key(rng):
 
 
 @jit
+def offset_key(key, counter):
+    """The stream whose position ``k`` is position ``counter + k`` of the
+    stream ``key`` (positions are ``key + k * golden`` before the hash, so
+    moving the key moves every position): a kernel that fills rows
+    ``first, ...`` of a matrix drawn with ``draws`` uniforms a row takes
+    ``offset_key(key, first * draws)`` and draws what the whole matrix's
+    call would have drawn for those rows (annealing splits its chains into
+    row blocks this way, ``_partition/annealing.py``)."""
+    return key + np.uint64(counter) * _GOLDEN
+
+
+@jit
 def uniform(key, counter):
     """The uniform in [0, 1) at position ``counter`` of the stream ``key``."""
     z = key + np.uint64(counter) * _GOLDEN

@@ -81,7 +81,7 @@ def raise_log_weights(units, hidden, base, W, V_data, betas, n_chains, keys):
             rows = slice(e * n_chains, (e + 1) * n_chains)
             anneal_(
                 hidden, log_w[rows], A[rows], visible_terms[rows], hidden.bias,
-                beta, beta_above, step_key(keys[e], step), k > 0,
+                beta, beta_above, step_key(keys[e], step), k > 0, 0,
             )  # fmt: skip
         if k == 0:
             break

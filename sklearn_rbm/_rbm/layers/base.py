@@ -197,15 +197,18 @@ def cumulant_gap(units, j, a, beta, beta_next):
     return _hook(units, j, a, beta, beta_next)
 
 
-def anneal_(units, log_w, inputs, visible_terms, field, beta, beta_prev, key, sample):
+def anneal_(units, log_w, inputs, visible_terms, field, beta, beta_prev, key, sample,
+            first_row):  # fmt: skip
     """One temperature of annealing, for the hidden layer: add to each
     chain's ``log_w`` the increment ``(beta - beta_prev) visible_terms[r] +
     sum_j cumulant_gap(inputs[r, j] + field_j, beta, beta_prev)`` and, with
     ``sample``, replace ``inputs`` by draws at ``beta`` from the counter-based
-    stream ``key``."""
+    stream ``key``, row ``r`` drawing what row ``first_row + r`` of a call
+    on every chain would (a block of chains, ``_partition/annealing.py``)."""
     return _hook(
-        units, log_w, inputs, visible_terms, field, beta, beta_prev, key, sample
-    )
+        units, log_w, inputs, visible_terms, field, beta, beta_prev, key, sample,
+        first_row,
+    )  # fmt: skip
 
 
 def potential_statistics(units, visible, ctx, S, W, field, weights):
@@ -336,11 +339,13 @@ def path_statistics(units, path, V):
     return _hook(units, path, V)
 
 
-def path_sample(units, path, A, W, beta, rng):
+def path_sample(units, path, A, W, beta, rng, first_row):
     """Draws of the visible rows from ``p_beta(v | h)`` for the hidden states
     ``A`` on the annealing path ``base^(1 - beta) exp(-beta E)``, the units'
-    bias being the model's."""
-    return _hook(units, path, A, W, beta, rng)
+    bias being the model's; row ``r`` draws what row ``first_row + r`` of a
+    call on every chain would, from the keys ``rng`` gives (the number of
+    keys a call takes from ``rng`` must not depend on the rows)."""
+    return _hook(units, path, A, W, beta, rng, first_row)
 
 
 def path_sample_keyed_(units, path, A, W, beta, V, keys, step, n_chains):

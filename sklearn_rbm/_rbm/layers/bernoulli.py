@@ -65,7 +65,7 @@ from ..._core.utils import (
 )
 from ..._numerics.blas import gemm_
 from ..._numerics.jit import jit, vector_jit
-from ..._numerics.random import new_key, step_key, uniform
+from ..._numerics.random import new_key, offset_key, step_key, uniform
 from ..._numerics.steps import add_, row_sums
 from ..._numerics.vecmath import (
     NEAR_STEP,
@@ -360,7 +360,9 @@ def _cumulant_gap(units, j, a, beta, beta_next):
 
 
 @implements(base.anneal_, BernoulliUnits)
-def _anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, key, sample):
+def _anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, key, sample,
+            first_row):  # fmt: skip
+    key = offset_key(key, first_row * inputs.shape[1])
     anneal_(log_w, inputs, visible_terms, field, beta, beta_prev, key, sample)
 
 
@@ -392,21 +394,21 @@ def _visible_step(units, ctx, W, velocity, field, terms, data, chain, centring,
                         centring, rates)  # fmt: skip
 
 
-def implements_linear_path(units, path_sample=None):
+def implements_linear_path(units, path_sample):
     """Register for the visible units ``units`` the tempering and annealing
     hooks of a layer whose energy is linear in its statistics, ``-b . s``,
     and whose base model is a bias of the same shape (Bernoulli units, and
     categorical units through their one-hot statistics):
     ``log p*_beta(v) = base . s + beta (b - base) . s + hidden terms``.
-    The annealing path's draws are the layer's own ``sample_`` hook at the
-    annealed bias, unless the layer gives its own ``path_sample`` (with the
-    same bits: Bernoulli units fold the scaling into their draw)."""
+    ``path_sample`` is the layer's draw on the path (``base.path_sample``),
+    from :func:`path_inputs`: its keys must give each row the counters a
+    call on every chain would."""
     implements(base.tempered_context, units)(_base_bias_context)
     implements(base.swap_terms, units)(_linear_swap_terms)
     implements(base.path_context, units)(_linear_path_context)
     implements(base.path_statistics, units)(_linear_path_statistics)
     implements(base.path_start, units)(_linear_path_start)
-    implements(base.path_sample, units)(path_sample or _linear_path_sample)
+    implements(base.path_sample, units)(path_sample)
     implements(base.path_sample_keyed_, units)(_linear_path_sample_keyed)
 
 
@@ -441,17 +443,12 @@ def path_inputs(units, path, A, W, beta):
     return np.dot(A, W), visible_bias
 
 
-def _linear_path_sample(units, path, A, W, beta, rng):
+def _bernoulli_path_sample(units, path, A, W, beta, rng, first_row):
+    # The scaling by beta goes into the draw's pass, one pass less over the
+    # visible inputs; one uniform a unit.
     V, visible_bias = path_inputs(units, path, A, W, beta)
-    V *= beta
-    return base.sample_(units, base.context(units, W), V, visible_bias, rng)
-
-
-def _bernoulli_path_sample(units, path, A, W, beta, rng):
-    # The scaling by beta goes into the draw's pass: the same bits as
-    # _linear_path_sample, one pass less over the visible inputs.
-    V, visible_bias = path_inputs(units, path, A, W, beta)
-    add_bias_sample_keyed_(V, visible_bias, new_key(rng), beta)
+    key = offset_key(new_key(rng), first_row * V.shape[1])
+    add_bias_sample_keyed_(V, visible_bias, key, beta)
     return V
 
 

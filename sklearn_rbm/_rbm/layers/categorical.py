@@ -56,14 +56,14 @@ from scipy.special import logsumexp
 from ..._core.divergence import blamed_settings, diagnose, likelihood_ceiling
 from ..._core.utils import kernel_array
 from ..._numerics.jit import jit, vector_jit
-from ..._numerics.random import new_key, uniform
+from ..._numerics.random import new_key, offset_key, uniform
 from ..._numerics.steps import column_sum
 from ..._numerics.vecmath import exp_nonpositive
 from ..._partition.annealing import AnnealingPath
 from ..._potts.data import check_codes as check_state_codes
 from . import base
 from .base import Layer, implements, linear_step_
-from .bernoulli import implements_linear_path
+from .bernoulli import implements_linear_path, path_inputs
 from .relu import BernoulliHidden
 from .site_states import PADDED_FIELD, decode_one_hot, encode_one_hot, state_mask
 
@@ -408,7 +408,15 @@ def _visible_step(units, ctx, W, velocity, field, terms, data, chain, centring,
     return result
 
 
-implements_linear_path(CategoricalUnits)
+def _path_sample(units, path, A, W, beta, rng, first_row):
+    V, visible_bias = path_inputs(units, path, A, W, beta)
+    V *= beta
+    key = offset_key(new_key(rng), first_row * (V.shape[1] // units.n_states))
+    add_bias_sample_keyed_(V, visible_bias, units.n_states, key)
+    return V
+
+
+implements_linear_path(CategoricalUnits, _path_sample)
 
 
 def units_of(bias, n_states, dtype=None):

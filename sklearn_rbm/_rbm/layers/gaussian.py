@@ -62,7 +62,7 @@ from ..._fvbm.kernels import log_partition_exact as _spin_log_partition
 from ..._numerics.blas import gemm_, kernel_dot
 from ..._numerics.jit import jit, vector_jit
 from ..._numerics.normal import standard_normal
-from ..._numerics.random import new_key, step_key
+from ..._numerics.random import new_key, offset_key, step_key
 from ..._numerics.steps import add_, bias_step_, copy_
 from ..._partition.annealing import AnnealingPath, ais_betas, run_ais
 from ..._partition.exact import _check_rbm, check_enumerable, check_rows
@@ -302,20 +302,24 @@ def _path_sample_visible_(
 
 
 @jit
-def path_sample_visible(H, W, b, inv_var, base_mean, base_precision, beta, rng):
+def path_sample_visible(H, W, b, inv_var, base_mean, base_precision, beta, rng,
+                        first_row):  # fmt: skip
     """``v ~ p_beta(v | h)`` for every row of ``H`` on the annealing path.
 
     ``p_beta(v, h) ∝ N_A(v)^(1 - beta) exp(-beta E(v, h))`` with ``N_A`` the
     base model of independent Gaussians: given ``h`` each ``v_i`` is Gaussian
     with precision ``(1 - beta) / s_i^2 + beta / sigma_i^2`` and the
     precision-weighted mean of ``m_i`` and ``b_i + (W^T h)_i``; at ``beta = 0``
-    it is an exact draw from the base model.
+    it is an exact draw from the base model. Row ``r`` draws what row
+    ``first_row + r`` of a call on every chain would.
     """
     base_part, coupled_part, std = path_visible_conditional(
         inv_var, base_mean, base_precision, beta
     )
     V = np.dot(H, W)
-    radius_key, angle_key = new_key(rng), new_key(rng)
+    counter = first_row * V.shape[1]
+    radius_key = offset_key(new_key(rng), counter)
+    angle_key = offset_key(new_key(rng), counter)
     _path_sample_visible_(V, b, base_part, coupled_part, std, radius_key, angle_key)
     return V
 
@@ -504,7 +508,7 @@ def _path_context(units, base_model, W):
 @implements(base.path_start, GaussianUnits)
 def _path_start(units, path, n_chains, W, rng):
     H = np.zeros((n_chains, W.shape[0]), dtype=W.dtype)
-    return path_sample_visible(H, W, units.bias, *path, 0.0, rng)
+    return path_sample_visible(H, W, units.bias, *path, 0.0, rng, 0)
 
 
 @implements(base.path_statistics, GaussianUnits)
@@ -513,8 +517,8 @@ def _path_statistics(units, path, V):
 
 
 @implements(base.path_sample, GaussianUnits)
-def _path_sample(units, path, A, W, beta, rng):
-    return path_sample_visible(A, W, units.bias, *path, beta, rng)
+def _path_sample(units, path, A, W, beta, rng, first_row):
+    return path_sample_visible(A, W, units.bias, *path, beta, rng, first_row)
 
 
 @implements(base.path_sample_keyed_, GaussianUnits)

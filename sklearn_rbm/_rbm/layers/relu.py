@@ -384,15 +384,16 @@ def _tempered_mean(units, ctx, inputs, field, betas, n_chains):
 
 @implements(base.anneal_, (ReLUUnits, DReLUUnits))
 def _family_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, key,
-                   sample):  # fmt: skip
+                   sample, first_row):  # fmt: skip
     n_chains, n_hidden = inputs.shape
     for r in range(n_chains):
+        counter = (first_row + r) * n_hidden
         increment = (beta - beta_prev) * visible_terms[r]
         for j in range(n_hidden):
             a = np.float64(inputs[r, j]) + np.float64(field[j])
             increment += base.cumulant_gap(units, j, a, beta, beta_prev)
             if sample:
-                inputs[r, j] = unit_draw(units, j, beta * a, key, r * n_hidden + j)
+                inputs[r, j] = unit_draw(units, j, beta * a, key, counter + j)
         log_w[r] += increment
 
 
@@ -432,20 +433,21 @@ def _gaussian_cumulant_gap(units, j, a, beta, beta_next):
 
 @implements(base.anneal_, GaussianHiddenUnits)
 def _gaussian_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev,
-                     key, sample):  # fmt: skip
+                     key, sample, first_row):  # fmt: skip
     n_chains, n_hidden = inputs.shape
     gamma = units.gamma
     gap = (beta * beta - beta_prev * beta_prev) / (2.0 * gamma)
     angle = key ^ np.uint64(0x5DEECE66D)
     scale = 1.0 / math.sqrt(gamma)
     for r in range(n_chains):
+        counter = (first_row + r) * n_hidden
         increment = (beta - beta_prev) * visible_terms[r]
         for j in range(n_hidden):
             a = np.float64(inputs[r, j]) + np.float64(field[j])
             increment += gap * a * a
             if sample:
                 inputs[r, j] = beta * a / gamma + scale * standard_normal(
-                    key, angle, r * n_hidden + j
+                    key, angle, counter + j
                 )
         log_w[r] += increment
 
