@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sklearn_rbm import ConditionalRBMRegressor, DCPBernoulliRBM, FrankWolfeRBM
-from sklearn_rbm._core.divergence import likelihood_ceiling
+from sklearn_rbm._core.divergence import likelihood_ceiling, softplus_row_sums
 from sklearn_rbm.datasets import flip_pixels, load_binary_digits, make_bars_and_stripes
 
 
@@ -100,3 +100,13 @@ def test_the_ceiling_bounds_the_exact_log_likelihood(digits):
     log_p = rbm.score_samples(digits)
     log_p_tilde = log_p + rbm.log_partition_function().log_z
     assert likelihood_ceiling(log_p_tilde) >= log_p.mean()
+
+
+def test_softplus_row_sums_matches_logaddexp_to_rounding():
+    rng = np.random.default_rng(0)
+    pre = np.vstack([30.0 * rng.standard_normal((40, 57)), np.zeros((1, 57))])
+    pre[0, :3] = [800.0, -800.0, 0.0]  # exp overflows / underflows in one branch
+    expected = np.logaddexp(0.0, pre).sum(axis=1)
+    np.testing.assert_allclose(softplus_row_sums(pre), expected, rtol=1e-13)
+    edge = softplus_row_sums(np.array([[np.inf, 1.0], [-np.inf, 1.0], [np.nan, 1.0]]))
+    assert edge[0] == np.inf and edge[1] == np.log1p(np.e) and np.isnan(edge[2])

