@@ -17,9 +17,10 @@ import pytest
 from scipy.linalg import blas
 from threadpoolctl import threadpool_limits
 
-from sklearn_rbm._partition import annealing
+from sklearn_rbm._partition import annealing, reverse_ais
 from sklearn_rbm._rbm.layers import bernoulli, categorical, gaussian
 from sklearn_rbm._rbm.layers.drelu import HIDDEN_UNITS, DReLUHidden
+from sklearn_rbm.likelihood import log_likelihood_raise
 
 N_CHAINS = 100
 SCHEDULE = np.linspace(0.0, 1.0, 30)
@@ -50,7 +51,7 @@ def _paths():
 
 
 def _run(path, blocks, monkeypatch):
-    monkeypatch.setattr(annealing, "chain_blocks", lambda n, size: blocks)
+    monkeypatch.setattr(annealing, "row_blocks", lambda n, size: blocks)
     rng = np.random.default_rng(7)
     return annealing.ais_log_weights(path, SCHEDULE, N_CHAINS, rng)
 
@@ -76,20 +77,20 @@ def test_any_split_of_the_chains_draws_the_same_numbers(name, monkeypatch):
     assert np.unique(states, axis=0).shape[0] > N_CHAINS // 2
 
 
-def test_chain_blocks_start_on_the_alignment_and_stay_whole_when_small():
+def test_row_blocks_start_on_the_alignment_and_stay_whole_when_small():
     align = annealing.CHAIN_BLOCK_ALIGNMENT
     previous = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        assert annealing.chain_blocks(1000, 500 * 784) == [(0, 1000)]
+        assert annealing.row_blocks(1000, 500 * 784) == [(0, 1000)]
         if numba.config.NUMBA_NUM_THREADS >= 2:
             numba.set_num_threads(2)
-            blocks = annealing.chain_blocks(100, 500 * 784)
+            blocks = annealing.row_blocks(100, 500 * 784)
             assert blocks == [(0, align), (align, 100)]
             # A product too small to share stays in one block.
-            assert annealing.chain_blocks(100, 10) == [(0, 100)]
+            assert annealing.row_blocks(100, 10) == [(0, 100)]
             # Too few chains for two aligned blocks.
-            assert annealing.chain_blocks(2 * align - 1, 500 * 784) == [
+            assert annealing.row_blocks(2 * align - 1, 500 * 784) == [
                 (0, 2 * align - 1)
             ]
     finally:
@@ -110,37 +111,77 @@ def _blas_keeps_row_bits_in_aligned_blocks(W, S):
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="one numba thread")
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_large_ais_has_the_same_bits_at_one_and_two_threads(dtype):
-    """Products large enough for every BLAS thread: at two threads the chains
-    run in two blocks with one BLAS thread each, and give the bits of one
-    thread (before the blocks, two BLAS threads changed the last bits)."""
+def test_large_annealing_has_the_same_bits_at_one_and_two_threads(dtype):
+    """Products large enough for every BLAS thread: at two threads AIS's
+    chains and reverse annealing's data rows run in two blocks with one BLAS
+    thread each, and give the bits of one thread (before the blocks, two BLAS
+    threads changed the last bits)."""
     rng = np.random.default_rng(0)
     W = (0.05 * rng.standard_normal((500, 784))).astype(dtype)
     b, c = rng.standard_normal(784) - 1.0, rng.standard_normal(500) - 1.0
     S = (rng.random((N_CHAINS, 784)) < 0.3).astype(dtype)
     if not _blas_keeps_row_bits_in_aligned_blocks(W, S):
         pytest.skip("this BLAS rounds a row differently with other rows beside it")
+    X = S[:48]
     runs = []
     previous = numba.get_num_threads()
     try:
         for threads in (1, 2):
             numba.set_num_threads(threads)
-            assert len(annealing.chain_blocks(N_CHAINS, W.size)) == threads
+            assert len(annealing.row_blocks(N_CHAINS, W.size)) == threads
+            assert len(annealing.row_blocks(48, W.size, 10)) == threads
             with threadpool_limits(threads, user_api="blas"):
-                runs.append(
-                    bernoulli.log_partition_ais_of(
-                        W,
-                        b,
-                        c,
-                        n_chains=N_CHAINS,
-                        betas=8,
-                        random_state=0,
-                        return_states=True,
-                    )  # fmt: skip
+                forward = bernoulli.log_partition_ais_of(
+                    W, b, c, n_chains=N_CHAINS, betas=8, random_state=0,
+                    return_states=True,
+                )  # fmt: skip
+            # Reverse annealing adds each row's free energy, whose product
+            # rounds by the BLAS thread count: compare its blocks at one.
+            with threadpool_limits(1, user_api="blas"):
+                reverse = log_likelihood_raise(
+                    X, W, b, c, n_chains=10, betas=5, random_state=0
                 )
+            runs.append((*forward, reverse))
     finally:
         numba.set_num_threads(previous)
-    (one, states_one, log_w_one), (two, states_two, log_w_two) = runs
+    (one, *arrays_one), (two, *arrays_two) = runs
     assert one == two
-    assert states_one.tobytes() == states_two.tobytes()
-    assert log_w_one.tobytes() == log_w_two.tobytes()
+    for a, b in zip(arrays_one, arrays_two, strict=True):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_row_blocks_of_data_rows_start_on_whole_chains_at_the_alignment():
+    previous = numba.get_num_threads()
+    try:
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        blocks = annealing.row_blocks(100, 500 * 784, rows_per_item=10)
+        if numba.get_num_threads() == 2:
+            # 24 data rows of 10 chains are the first 240 chains: 5 x 48.
+            assert blocks == [(0, 48), (48, 100)]
+        for start, _ in blocks:
+            assert start * 10 % annealing.CHAIN_BLOCK_ALIGNMENT == 0
+    finally:
+        numba.set_num_threads(previous)
+
+
+@pytest.mark.parametrize("name", ["bernoulli", "gaussian visible"])
+def test_reverse_annealing_shares_data_rows_without_changing_them(name, monkeypatch):
+    """Each data row's reverse chains draw from the row's own key, so sharing
+    the rows between threads changes no draw."""
+    path = PATHS[name]
+    rng = np.random.default_rng(3)
+    if name == "bernoulli":
+        X = (rng.random((30, 20)) < 0.4).astype(np.float64)
+    else:
+        X = rng.standard_normal((30, 20))
+
+    def run(blocks):
+        monkeypatch.setattr(reverse_ais, "row_blocks", lambda n, size, per: blocks)
+        return reverse_ais._raise_rows(X, path, SCHEDULE, 4, 5)
+
+    whole, shared = run([(0, 30)]), run([(0, 7), (7, 30)])
+    for a, b in zip(whole, shared, strict=True):
+        if name == "bernoulli":
+            assert a.tobytes() == b.tobytes()
+        else:
+            np.testing.assert_allclose(b, a, rtol=1e-12)

@@ -12,10 +12,10 @@ draws), so a unit type gets AIS by supplying its base model.
 """
 
 import copy
+import math
 import numbers
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from typing import Any, NamedTuple
 
 import numba
@@ -190,27 +190,41 @@ def anneal_rows_(units, hidden, base, W, betas, V, log_w, rng, first_row):
 CHAIN_BLOCK_ALIGNMENT = 48
 
 
-def chain_blocks(n_chains, weights_size):
-    """``[(start, stop), ...]``: the row blocks AIS anneals its chains in, one
-    per numba thread, each on its own thread with a one-thread BLAS
-    (``weights_size``: ``n_hidden * n_visible``).
+def row_blocks(n_items, weights_size, rows_per_item=1):
+    """``[(start, stop), ...]``: blocks of ``n_items`` items (AIS chains, or
+    the data rows of reverse annealing, ``rows_per_item`` chains each), one
+    per numba thread, each run on its own thread with a one-thread BLAS
+    (``weights_size``: ``n_hidden * n_visible``); every block starts at a
+    multiple of :data:`CHAIN_BLOCK_ALIGNMENT` chains.
 
     At one thread, or for products too small to share (``SMALL_PRODUCT``),
-    every chain is in one block, whose products may run on every BLAS
-    thread. Otherwise the element-wise work of the annealing (the draws, the
-    softplus gaps: about a seventh of a temperature of a 784 x 500 RBM) would
-    run on one core while the products ran on all, and the products
-    themselves run faster in blocks (2.0 against 2.26 ms a temperature for
-    the two float64 products of 100 chains of a 784 x 500 RBM on two cores).
+    every item is in one block, whose products may run on every BLAS thread.
+    Otherwise the element-wise work of the annealing (the draws, the softplus
+    gaps: about a sixth of a temperature of a 784 x 500 RBM at one thread)
+    would run on one core while the products ran on all.
     """
-    n_blocks = min(numba.get_num_threads(), n_chains // CHAIN_BLOCK_ALIGNMENT)
-    if n_blocks < 2 or n_chains * weights_size < SMALL_PRODUCT:
-        return [(0, n_chains)]
-    starts = [
-        round(i * n_chains / n_blocks / CHAIN_BLOCK_ALIGNMENT) * CHAIN_BLOCK_ALIGNMENT
-        for i in range(n_blocks)
-    ]
-    return list(zip(starts, starts[1:] + [n_chains], strict=True))
+    step = math.lcm(CHAIN_BLOCK_ALIGNMENT, rows_per_item) // rows_per_item
+    n_blocks = min(numba.get_num_threads(), n_items // step)
+    if n_blocks < 2 or n_items * rows_per_item * weights_size < SMALL_PRODUCT:
+        return [(0, n_items)]
+    starts = [round(i * n_items / n_blocks / step) * step for i in range(n_blocks)]
+    return list(zip(starts, starts[1:] + [n_items], strict=True))
+
+
+def run_in_blocks(blocks, task, *per_block):
+    """``[task(block, *args) for block, *args in zip(blocks, *per_block)]``,
+    each block on its own thread with a one-thread BLAS (one block: in this
+    thread, with BLAS as it is). The kernels release the GIL."""
+    if len(blocks) == 1:
+        return [task(blocks[0], *(args[0] for args in per_block))]
+
+    def alone(block, *args):
+        # Inside each thread too: an OpenMP BLAS keeps its limit per thread.
+        with one_blas_thread():
+            return task(block, *args)
+
+    with one_blas_thread(), ThreadPoolExecutor(len(blocks)) as pool:
+        return list(pool.map(alone, blocks, *per_block))
 
 
 def ais_log_weights(path, betas, n_chains, rng):
@@ -218,32 +232,28 @@ def ais_log_weights(path, betas, n_chains, rng):
     :class:`AnnealingPath` ``path`` (float64) and the chains' last visible
     states (:func:`anneal_rows_`), with the draws of ``rng``.
 
-    The chains run in the row blocks of :func:`chain_blocks`, each block on
-    its own thread with a copy of ``rng`` (every block takes the same keys
-    from it and draws at its own rows' counters). The result does not depend
-    on the blocks: the draws are the same, and each row's products are
-    computed by the same operations (:data:`CHAIN_BLOCK_ALIGNMENT`).
+    The chains run in the blocks of :func:`row_blocks`, each with its own
+    copy of ``rng`` (every block takes the same keys from it and draws at its
+    own rows' counters). The result does not depend on the blocks: the draws
+    are the same, and each row's products are computed by the same
+    operations (:data:`CHAIN_BLOCK_ALIGNMENT`).
     """
     W = path.W
-    blocks = chain_blocks(n_chains, W.size)
+    blocks = row_blocks(n_chains, W.size)
     log_w = np.zeros(n_chains)
 
     def anneal(block, rng):
         first, stop = block
-        with one_blas_thread() if len(blocks) > 1 else nullcontext():
-            return anneal_rows_(
-                path.units, path.hidden, path.base, W, betas, V[first:stop],
-                log_w[first:stop], rng, first,
-            )  # fmt: skip
+        return anneal_rows_(
+            path.units, path.hidden, path.base, W, betas, V[first:stop],
+            log_w[first:stop], rng, first,
+        )  # fmt: skip
 
-    with blas_threads_for(n_chains * W.size) if len(blocks) == 1 else one_blas_thread():
+    with blas_threads_for(n_chains * W.size):
         V = ais_start(path.units, path.base, W, n_chains, rng)
-        if len(blocks) == 1:
-            return log_w, anneal(blocks[0], rng)
-        with ThreadPoolExecutor(len(blocks)) as pool:
-            copies = [copy.deepcopy(rng) for _ in blocks]
-            states = list(pool.map(anneal, blocks, copies))
-    return log_w, np.concatenate(states)
+        rngs = [rng] if len(blocks) == 1 else [copy.deepcopy(rng) for _ in blocks]
+        states = run_in_blocks(blocks, anneal, rngs)
+    return log_w, np.concatenate(states) if len(states) > 1 else states[0]
 
 
 class AnnealingPath(NamedTuple):

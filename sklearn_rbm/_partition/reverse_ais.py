@@ -22,7 +22,13 @@ from .._rbm.layers.gaussian import annealing_path as _gaussian_path
 from .._rbm.layers.gaussian import check_gaussian_base as _check_gaussian_base
 from .._rbm.layers.gaussian import check_gaussian_rbm as _check_gaussian_rbm
 from .._rbm.layers.gaussian import check_gaussian_rows as _check_gaussian_rows
-from .annealing import MAX_AIS_TEMPERATURES, ais_betas, run_ais
+from .annealing import (
+    MAX_AIS_TEMPERATURES,
+    ais_betas,
+    row_blocks,
+    run_ais,
+    run_in_blocks,
+)
 from .annealing import check_log_weights as _check_log_weights
 from .exact import _check_rbm, check_rows
 from .kernels import raise_log_weights
@@ -113,9 +119,10 @@ def _raise_rows(X, path, schedule, n_chains, seed):
     :class:`~sklearn_rbm._partition.annealing.AnnealingPath`) and their
     Monte Carlo variances (the delta method: ``var(w) / (M mean(w)^2)``).
 
-    Blocks of rows hold about ``_RAISE_ROWS`` chains, each run with the BLAS
-    threads its products deserve; a block's rows are keyed by
-    :func:`_row_keys` of ``seed``.
+    Blocks of rows hold about ``_RAISE_ROWS`` chains; a block's rows are
+    keyed by :func:`_row_keys` of ``seed``, and its rows are shared between
+    numba's threads as AIS shares its chains (``annealing.row_blocks``; a
+    row's draws come from its own key, so the sharing changes none).
     """
     n_hidden, n_visible = path.W.shape
     rows_per_call = max(1, _RAISE_ROWS // n_chains)
@@ -127,11 +134,17 @@ def _raise_rows(X, path, schedule, n_chains, seed):
         if path.statistics is not None:
             block = path.statistics(block)
         block = np.array(block, dtype=path.W.dtype, order="C")
-        with blas_threads_for(block.shape[0] * n_chains * n_hidden * n_visible):
-            log_w = raise_log_weights(
-                path.units, path.hidden, path.base, path.W, block, schedule,
-                n_chains, _row_keys(block, seed, path.binary),
+        keys = _row_keys(block, seed, path.binary)
+
+        def anneal(rows, block=block, keys=keys):
+            return raise_log_weights(
+                path.units, path.hidden, path.base, path.W, block[rows[0] : rows[1]],
+                schedule, n_chains, keys[rows[0] : rows[1]],
             )  # fmt: skip
+
+        shares = row_blocks(block.shape[0], path.W.size, n_chains)
+        with blas_threads_for(block.shape[0] * n_chains * n_hidden * n_visible):
+            log_w = np.concatenate(run_in_blocks(shares, anneal))
         _check_log_weights(log_w, "RAISE")
         stop = start + block.shape[0]
         log_mean_w[start:stop] = logsumexp(log_w, axis=1) - np.log(n_chains)
