@@ -4,7 +4,8 @@ Run from the repository root::
 
     PYTHONPATH=. python benchmarks/bench_potts_bm_drift.py ALIGNMENT START \\
         [--n-chains 2000] [--n-sweeps 10] [--learning-rate 0.002] \\
-        [--max-iter 40] [--probe 10,20,50,100,200,400] [--threads 1]
+        [--max-iter 40] [--probe 10,20,50,100,200,400] [--threads 1] \\
+        [--stopping-test]
 
 ``ALIGNMENT`` is a FASTA / A2M file (gzip allowed). ``START`` is a pickle of
 the pseudo-likelihood start (``PottsPseudoLikelihood(lambda_e=4)``, the
@@ -28,6 +29,13 @@ sweeps later, 0.919 200 sweeps later; see the User Guide). Printed: the
 in-fit trajectory (update, Pearson, slope), the probe's (sweeps, Pearson,
 slope, decorrelated, CPU seconds), and the CPU seconds of the fit and of
 the probe.
+
+``--stopping-test`` then runs the estimator's own stopping test on the
+chains as the fit left them (``_Chains.equilibrate``: sweeps until they
+have forgotten that state, at most ``_EQUILIBRATION_SWEEPS``, then the
+statistics of one update), and prints its sweeps, Pearson correlation,
+slope and whether it passes ``target_pearson=0.95`` with a slope within
+0.05 of one (the defaults). Its chains draw from fresh random streams.
 """
 
 import argparse
@@ -40,7 +48,8 @@ import numba
 import numpy as np
 
 from sklearn_rbm import PottsBoltzmannMachine, PottsPseudoLikelihood
-from sklearn_rbm._potts.boltzmann import _START_LAMBDA_E, _decorrelated
+from sklearn_rbm._core.utils import kernel_rng
+from sklearn_rbm._potts.boltzmann import _START_LAMBDA_E, _Chains, _decorrelated
 from sklearn_rbm._potts.chains import gibbs_sweeps
 from sklearn_rbm._potts.statistics import connected, frequencies, pearson_slope
 from sklearn_rbm.sequences import read_alignment, sequence_weights
@@ -102,6 +111,21 @@ def drift(chains, h, J, reference, pairs, checkpoints, seed=1):
     return rows
 
 
+def stopping_test(bm, reference, pairs, target=0.95, tolerance=0.05):
+    """The estimator's stopping test on the fitted ``bm``'s chains at its
+    fixed parameters: ``(sweeps, Pearson, slope, passed)``."""
+    sampler = _Chains(bm.chains_.copy(), bm.n_sweeps, bm.n_states_, kernel_rng(2))
+    sampler.set_model(bm.intercept_, bm.coupling_)
+    cpu = time.process_time()
+    sweeps = sampler.equilibrate()
+    pearson, slope = pearson_slope(reference, connected(*sampler.statistics(), *pairs))
+    passed = pearson >= target and abs(slope - 1.0) <= tolerance
+    print(f"stopping test: {sweeps} sweeps of equilibration, Pearson {pearson:.4f} "
+          f"slope {slope:.4f}, passed {passed}, "
+          f"{time.process_time() - cpu:.0f} s CPU", flush=True)  # fmt: skip
+    return sweeps, pearson, slope, passed
+
+
 def family_parser(description):
     """The arguments both probes take: the alignment, the start's pickle,
     the chains, the drift checkpoints and the threads."""
@@ -130,6 +154,7 @@ def main():
     parser.add_argument("--n-sweeps", type=int, default=10)
     parser.add_argument("--learning-rate", type=float, default=None)
     parser.add_argument("--max-iter", type=int, default=40)
+    parser.add_argument("--stopping-test", action="store_true")
     args = parser.parse_args()
     X, w, plm = load_family(args)
     bm = PottsBoltzmannMachine(
@@ -151,6 +176,8 @@ def main():
     print("the chains swept on at the fitted parameters:")
     checkpoints = [int(c) for c in args.probe.split(",")]
     drift(bm.chains_, bm.intercept_, bm.coupling_, reference, pairs, checkpoints)
+    if args.stopping_test:
+        stopping_test(bm, reference, pairs)
 
 
 if __name__ == "__main__":

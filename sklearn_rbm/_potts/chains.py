@@ -58,8 +58,7 @@ def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited):
         hi = min(lo + BLOCK, n_chains)
         fields = np.empty((hi - lo, L, q), dtype=h.dtype)
         H = np.empty(q, dtype=h.dtype)
-        for c in range(lo, hi):
-            _all_fields(fields[c - lo], h, J, chains[c])
+        _all_fields(fields, h, J, chains[lo:hi])
         for sweep in range(n_sweeps):
             for i in range(L):
                 for c in range(lo, hi):
@@ -78,15 +77,29 @@ def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited):
 
 
 @jit(inline="always")
-def _all_fields(F, h, J, x):
-    """``F[i, a] <- h_i(a) + sum_j J[i, j, a, x_j]``, summed over ``j`` in
-    order (``J[j, i, x_j]`` is that row by symmetry)."""
-    for i in range(F.shape[0]):
-        copy_(F[i], h[i])
-    for j in range(x.shape[0]):
+def _all_fields(fields, h, J, block):
+    """``fields[c, i, a] <- h_i(a) + sum_j J[i, j, a, x_j]`` of every chain
+    ``x = block[c]``, summed over ``j`` in order (``J[j, i, x_j]`` is that
+    row by symmetry).
+
+    The loop over ``j`` is outside the loop over the chains: the slab
+    ``J[j]`` (``L q^2`` floats) is read from cache by every chain of the
+    block, where one chain at a time streamed ``L^2 q`` scattered floats
+    from memory each. Every entry adds the same terms in the same order,
+    so the sums are the same bits. On PF13354 (L = 202, one thread): 0.40
+    instead of 1.15 ms a chain, which an update of 8,000 chains x 3 sweeps
+    pays as much as its sweeps.
+    """
+    for c in range(block.shape[0]):
+        for i in range(fields.shape[1]):
+            copy_(fields[c, i], h[i])
+    for j in range(block.shape[1]):
         slab = J[j]
-        for i in range(F.shape[0]):
-            _add_one(F[i], slab[i, x[j]])
+        for c in range(block.shape[0]):
+            F = fields[c]
+            state = block[c, j]
+            for i in range(F.shape[0]):
+                _add_one(F[i], slab[i, state])
 
 
 @jit(inline="always")
