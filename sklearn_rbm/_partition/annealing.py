@@ -161,7 +161,7 @@ def anneal_rows_(units, hidden, base, W, betas, V, log_w, rng, first_row):
     draws then come from the keys a call on every chain takes from ``rng``,
     at the block's own counters, so any split of the chains into blocks,
     each with its own copy of ``rng``, draws the same numbers (see
-    :func:`run_ais`).
+    :func:`ais_log_weights`).
     """
     ctx = context(units, W)
     path = path_context(units, base, W)
@@ -184,9 +184,10 @@ def anneal_rows_(units, hidden, base, W, betas, V, log_w, rng, first_row):
 
 #: Row blocks of AIS chains start at multiples of this many rows. OpenBLAS
 #: computes each row of a product with the same operations whichever block
-#: holds it only when the blocks start on its kernels' row unrolling (4, 8,
-#: 12, 16 or 24 rows, by processor; a split at 50 changed float64 bits in one
-#: build): at multiples of 48 a blocked run keeps the bits of one call.
+#: holds it only when the blocks start on its kernels' row unrolling, which
+#: depends on the processor (measured here in float64: a split at row 64 of
+#: 130 changed bits, splits at multiples of 12 did not; float32 kept its bits
+#: at any split). 48 is a multiple of the unrollings of 4 to 24 rows.
 CHAIN_BLOCK_ALIGNMENT = 48
 
 
