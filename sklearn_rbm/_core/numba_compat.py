@@ -8,8 +8,11 @@ kernels are written and when they are stale, and the cache classes and
 dispatcher attribute through which kernels read the compiled code that ships
 with the package or was compiled before (``_numerics/cache.py``). Its compile
 events (``numba.core.event``, documented but in a ``core`` module) tell the
-compile notice of ``_core/engine.py`` when a kernel compiles. As with
-scikit-learn's private names in ``sklearn_compat.py``, a numba release that
+compile notice of ``_core/engine.py`` when a kernel compiles. Two of its
+compiler's internals are patched to compile less for the same code: the
+typer of an always-inlined overload (:func:`inline_overload`) and the
+inliner of ``jit(inline="always")`` functions (:func:`_install_memoised_inlining`).
+As with scikit-learn's private names in ``sklearn_compat.py``, a numba release that
 moves them breaks this module alone.
 
 **Stale caches.** numba writes a kernel's compiled code beside its source
