@@ -63,7 +63,7 @@ from .layers.base import (
 # ------------------------------------------------------------------ chains
 
 
-@jit
+@jit(inline="always")
 def gibbs_chain(visible, ctx, hidden, hidden_ctx, H, W, b, c, n_steps, rng):
     """``n_steps`` block-Gibbs steps from the hidden state ``H``.
 
@@ -128,7 +128,7 @@ def swap_rows_(X, r, s):
         X[r, i], X[s, i] = X[s, i], X[r, i]
 
 
-@jit
+@jit(inline="always")
 def swap_replicas_(hidden, S, A, Q, shift, c, betas, n_chains, rng, accepted,
                    own_rows):  # fmt: skip
     """One round of neighbour swaps, in place on the stacked states.
@@ -161,7 +161,7 @@ def swap_replicas_(hidden, S, A, Q, shift, c, betas, n_chains, rng, accepted,
                     accepted[t] += 1
 
 
-@jit
+@jit(inline="always")
 def tempering_round(visible, ctx, hidden, hidden_ctx, base, H, W, b, c, betas,
                     n_chains, n_sweeps, rng, accepted):  # fmt: skip
     """``n_sweeps`` block-Gibbs sweeps of every replica, then one swap round.
@@ -224,7 +224,7 @@ def pt_sample(visible, ctx, hidden, base, S, W, c, betas, n_rounds, rng, accepte
 # ----------------------------------------------------- the mini-batch update
 
 
-@jit
+@jit(inline="always")
 def move_offsets_(W, b, c, mu, lam, mu_batch, lam_batch, nu_mu, nu_lam):
     """In place: slide the centring offsets towards the mini-batch means and
     re-parameterise the centred biases so that the energy is unchanged

@@ -215,7 +215,7 @@ def _log_variance_step_(log_var, gradient, rate, momentum, velocity, floor):
         log_var[i] = max(log_var[i] + step, floor)
 
 
-@jit
+@jit(inline="always")
 def learned_step_(units, ctx, W, velocity, field, terms, data, chain, centring,
                   rates):  # fmt: skip
     """The step of ``W``, ``b`` and ``z = log sigma^2`` when ``sigma`` is learned.
@@ -348,7 +348,7 @@ def _path_scaled_state(V, b, inv_var, base_mean, base_precision):
     return S, quadratic
 
 
-@jit
+@jit(inline="always")
 def tempered_conditionals(variance, base_mean, base_precision, betas, dtype_of):
     """The visible conditionals of every replica, one row per temperature of
     ``betas``, in the dtype of ``dtype_of``."""
