@@ -326,3 +326,29 @@ def test_an_inlined_overload_is_not_also_compiled_on_its_own():
     with event.install_listener("numba:compile", Listener()):
         assert caller(3.0) == 2.5
     assert compiled == ["caller"]
+
+
+def test_an_inlined_jit_function_is_prepared_once_for_all_its_call_sites(
+    monkeypatch,
+):
+    # numba runs the untyped pipeline of a jit(inline="always") function at
+    # every call site; numba_compat keeps one result per function and flags.
+    from numba.core.inline_closurecall import InlineWorker
+
+    from sklearn_rbm._numerics.vecmath import log_positive
+
+    prepared = []
+    original = InlineWorker.run_untyped_passes
+
+    def run_untyped_passes(self, func, *args, **kwargs):
+        prepared.append(func)
+        return original(self, func, *args, **kwargs)
+
+    monkeypatch.setattr(InlineWorker, "run_untyped_passes", run_untyped_passes)
+
+    @numba.njit
+    def two_sites(x):
+        return log_positive(x) + log_positive(2.0 * x)
+
+    assert np.isclose(two_sites(1.5), np.log(4.5))
+    assert prepared.count(log_positive.py_func) <= 1

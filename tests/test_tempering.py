@@ -81,7 +81,7 @@ def test_swap_log_ratio_is_the_metropolis_ratio_of_the_tempered_marginals(
     beta, beta_next = 0.8, 0.3
     ratio = swap_log_ratio(
         units_of(c), v, W @ v, v_next, W @ v_next, b - base, c, beta, beta_next,
-        np.empty(3),
+        np.empty((2, 3)),
     )  # fmt: skip
     pair = np.vstack([v, v_next])
     log_p = tempered_log_marginal(pair, W, b, c, base, beta)

@@ -8,8 +8,11 @@ kernels are written and when they are stale, and the cache classes and
 dispatcher attribute through which kernels read the compiled code that ships
 with the package or was compiled before (``_numerics/cache.py``). Its compile
 events (``numba.core.event``, documented but in a ``core`` module) tell the
-compile notice of ``_core/engine.py`` when a kernel compiles. As with
-scikit-learn's private names in ``sklearn_compat.py``, a numba release that
+compile notice of ``_core/engine.py`` when a kernel compiles. Two of its
+compiler's internals are patched to compile less for the same code: the
+typer of an always-inlined overload (:func:`inline_overload`) and the
+inliner of ``jit(inline="always")`` functions (:func:`_install_memoised_inlining`).
+As with scikit-learn's private names in ``sklearn_compat.py``, a numba release that
 moves them breaks this module alone.
 
 **Stale caches.** numba writes a kernel's compiled code beside its source
@@ -30,6 +33,7 @@ import re
 
 from numba.core import caching, config, event  # noqa: F401 (config: for cache.py)
 from numba.core.dispatcher import Dispatcher  # noqa: F401 (for cache.py)
+from numba.core.inline_closurecall import InlineWorker
 from numba.core.typing import templates
 from numba.extending import overload
 from numba.np.linalg import ensure_blas  # noqa: F401 (loads SciPy's BLAS for gemm)
@@ -203,3 +207,50 @@ def _install_inline_only_overloads():
 
 
 _install_inline_only_overloads()
+
+
+# ------------------------------------------------- inlined jit functions
+#: Marks numba's ``InlineWorker.inline_function`` once it reuses callee IR.
+_MEMOISED = "_sklearn_rbm_memoised"
+
+
+def _install_memoised_inlining(package):
+    """Run the untyped passes of each ``jit(inline="always")`` function of
+    ``package`` once per process, not once per call site.
+
+    numba inlines such a function (``vecmath``'s polynomials, the draws'
+    row helpers) by running its whole untyped pipeline at every call site,
+    inlining its own callees again on the way, and then copying the result
+    into the caller. The pipeline's result depends on the function and the
+    caller's flags only, and ``inline_ir`` copies it before changing
+    anything, so one result per pair serves every site: the inlined code is
+    the same. A numba release that changes ``inline_function`` gets the
+    original back: slower to compile, the same code.
+    """
+    original = getattr(InlineWorker, "inline_function", None)
+    if original is None or getattr(original, _MEMOISED, False):
+        return
+    if not all(
+        hasattr(InlineWorker, name) for name in ("run_untyped_passes", "inline_ir")
+    ):
+        return
+    results = {}  # function -> [(flags, callee IR)]
+
+    def inline_function(self, caller_ir, block, i, function, arg_typs=None):
+        if not getattr(function, "__module__", "").startswith(package + "."):
+            return original(self, caller_ir, block, i, function, arg_typs)
+        # run_untyped_passes sets enable_ssa on the caller's flags: so here.
+        self.flags.enable_ssa = False
+        seen = results.setdefault(function, [])
+        callee_ir = next((ir for flags, ir in seen if flags == self.flags), None)
+        if callee_ir is None:
+            callee_ir = self.run_untyped_passes(function)
+            seen.append((self.flags.copy(), callee_ir))
+        freevars = function.__code__.co_freevars
+        return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs)
+
+    setattr(inline_function, _MEMOISED, True)
+    InlineWorker.inline_function = inline_function
+
+
+_install_memoised_inlining(__name__.split(".")[0])

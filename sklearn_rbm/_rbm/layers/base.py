@@ -367,7 +367,7 @@ def centred(X, offset, is_centred):
     return X - offset if is_centred else X
 
 
-@jit
+@jit(inline="always")
 def weight_step_(units, ctx, W, velocity, terms, data, chain, centring, rates):
     """In place, the weight step ``W += velocity`` with ``velocity = momentum
     * velocity + rate * (<H^T D>_data - <H^T D>_chains - decay * W)``.
@@ -403,7 +403,7 @@ def weight_step_(units, ctx, W, velocity, terms, data, chain, centring, rates):
         W += velocity
 
 
-@jit
+@jit(inline="always")
 def linear_step_(units, ctx, W, velocity, field, terms, data, chain, centring,
                  rates):  # fmt: skip
     """The step of ``W`` and the visible bias for a layer whose parameters

@@ -160,7 +160,7 @@ def _scaled(value, scale):
     return lambda value, scale: value * scale
 
 
-@jit
+@jit(inline="always")
 def add_bias_sample_(pre, bias, rng):
     """In place: ``pre[r, j] = 1`` with probability ``sigmoid(pre[r, j] + bias[j])``."""
     add_bias_sample_keyed_(pre, bias, new_key(rng))
@@ -175,7 +175,7 @@ def _sample_bernoulli_keyed(probabilities, key, out):
             out[r, j] = 1.0 if u < probabilities[r, j] else 0.0
 
 
-@jit
+@jit(inline="always")
 def sample_bernoulli(probabilities, rng):
     """A binary matrix with ``P(out[r, j] = 1) = probabilities[r, j]``."""
     out = np.empty_like(probabilities)
@@ -198,7 +198,7 @@ def _tempered_input(row, j, tempering):
     return beta * (row[j] + bias[j]) + rest * base[j]
 
 
-@jit
+@jit(inline="always")
 def tempered_sample_(pre, bias, base, betas, n_chains, rng):
     """In place: ``pre[r, j] = 1`` with probability
     ``sigmoid(beta (pre[r, j] + bias[j]) + (1 - beta) base[j])``, ``beta`` the

@@ -215,7 +215,7 @@ def _log_variance_step_(log_var, gradient, rate, momentum, velocity, floor):
         log_var[i] = max(log_var[i] + step, floor)
 
 
-@jit
+@jit(inline="always")
 def learned_step_(units, ctx, W, velocity, field, terms, data, chain, centring,
                   rates):  # fmt: skip
     """The step of ``W``, ``b`` and ``z = log sigma^2`` when ``sigma`` is learned.
@@ -301,7 +301,7 @@ def _path_sample_visible_(
             )
 
 
-@jit
+@jit(inline="always")
 def path_sample_visible(H, W, b, inv_var, base_mean, base_precision, beta, rng,
                         first_row):  # fmt: skip
     """``v ~ p_beta(v | h)`` for every row of ``H`` on the annealing path.
@@ -348,7 +348,7 @@ def _path_scaled_state(V, b, inv_var, base_mean, base_precision):
     return S, quadratic
 
 
-@jit
+@jit(inline="always")
 def tempered_conditionals(variance, base_mean, base_precision, betas, dtype_of):
     """The visible conditionals of every replica, one row per temperature of
     ``betas``, in the dtype of ``dtype_of``."""
@@ -508,7 +508,9 @@ def _path_context(units, base_model, W):
 @implements(base.path_start, GaussianUnits)
 def _path_start(units, path, n_chains, W, rng):
     H = np.zeros((n_chains, W.shape[0]), dtype=W.dtype)
-    return path_sample_visible(H, W, units.bias, *path, 0.0, rng, 0)
+    inv_var, base_mean, base_precision = path  # numba inlines no *path call
+    return path_sample_visible(H, W, units.bias, inv_var, base_mean, base_precision,
+                               0.0, rng, 0)  # fmt: skip
 
 
 @implements(base.path_statistics, GaussianUnits)
@@ -518,7 +520,9 @@ def _path_statistics(units, path, V):
 
 @implements(base.path_sample, GaussianUnits)
 def _path_sample(units, path, A, W, beta, rng, first_row):
-    return path_sample_visible(A, W, units.bias, *path, beta, rng, first_row)
+    inv_var, base_mean, base_precision = path
+    return path_sample_visible(A, W, units.bias, inv_var, base_mean, base_precision,
+                               beta, rng, first_row)  # fmt: skip
 
 
 @implements(base.path_sample_keyed_, GaussianUnits)
