@@ -81,6 +81,21 @@ def log_erfcx(x):
 
 
 @vector_jit
+def _erfcx_pair(x):
+    """``(erfcx(x), log erfcx(x))`` from one ``erfc``: the values of
+    :func:`erfcx` and :func:`log_erfcx`, bit for bit, for the moments, which
+    need both (calling the two costs twice the ``erfc`` and ``exp``)."""
+    if x >= 26.0:
+        value = erfcx(x)
+        return value, math.log(value)
+    tail = math.erfc(x)
+    value = math.exp(x * x) * tail
+    if x < 0.0:
+        return value, x * x + math.log(tail)
+    return value, math.log(value)
+
+
+@vector_jit
 def _half_line(gamma, t):
     """``log ∫_0^inf exp(-gamma u^2 / 2 - t u) du`` and the argument ``x =
     t / sqrt(2 gamma)`` of its erfcx."""
@@ -89,16 +104,18 @@ def _half_line(gamma, t):
 
 
 @vector_jit
-def _truncated_moments(gamma, x, sign):
-    """Mean and variance of the Gaussian of precision ``gamma`` truncated to
-    one half-line (``sign`` +1: ``h >= 0``; -1: ``h <= 0``) whose half-line
-    integral has erfcx argument ``x``."""
+def _half_line_moments(gamma, t, sign):
+    """:func:`_half_line`'s logarithm with the mean and variance of the
+    Gaussian of precision ``gamma`` truncated to that half-line (``sign`` +1:
+    ``h >= 0``; -1: ``h <= 0``), sharing one erfcx."""
+    x = t / math.sqrt(2.0 * gamma)
+    value, log_value = _erfcx_pair(x)
     sigma = 1.0 / math.sqrt(gamma)
-    ratio = _SQRT_2_PI / erfcx(x)  # the inverse Mills ratio
+    ratio = _SQRT_2_PI / value  # the inverse Mills ratio
     alpha = _SQRT_2 * x  # the standardised distance of the mode beyond 0
     mean = sign * sigma * (ratio - alpha)
     variance = sigma * sigma * (1.0 + alpha * ratio - ratio * ratio)
-    return mean, variance
+    return _LOG_SQRT_PI_2 - 0.5 * math.log(gamma) + log_value, mean, variance
 
 
 @vector_jit
@@ -110,8 +127,8 @@ def relu_cumulant(a, gamma, theta):
 @vector_jit
 def relu_moments(a, gamma, theta):
     """``(mean, variance)`` of ``h | a`` for a ReLU unit."""
-    x = _half_line(gamma, theta - a)[1]
-    return _truncated_moments(gamma, x, 1.0)
+    _, mean, variance = _half_line_moments(gamma, theta - a, 1.0)
+    return mean, variance
 
 
 @vector_jit
@@ -128,11 +145,9 @@ def drelu_sides(a, gamma_p, gamma_m, theta_p, theta_m):
     """``(p_plus, mean_p, var_p, mean_m, var_m)`` of ``h | a`` for a dReLU
     unit: the probability that ``h > 0`` and the mean and variance of ``h``
     on each side (``h_+`` given ``h > 0``, ``h_-`` given ``h < 0``)."""
-    log_p, x_p = _half_line(gamma_p, theta_p - a)
-    log_m, x_m = _half_line(gamma_m, a - theta_m)
+    log_p, mean_p, var_p = _half_line_moments(gamma_p, theta_p - a, 1.0)
+    log_m, mean_m, var_m = _half_line_moments(gamma_m, a - theta_m, -1.0)
     p_plus = 1.0 / (1.0 + math.exp(log_m - log_p))
-    mean_p, var_p = _truncated_moments(gamma_p, x_p, 1.0)
-    mean_m, var_m = _truncated_moments(gamma_m, x_m, -1.0)
     return p_plus, mean_p, var_p, mean_m, var_m
 
 
