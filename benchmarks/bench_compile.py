@@ -36,39 +36,56 @@ import sys
 import time
 from collections import defaultdict
 
+_BENCHMARKS = os.path.dirname(os.path.abspath(__file__))
+
+
+def compile_recorder(events):
+    """A listener of numba's compile events that appends to ``events``, for
+    each specialisation compiled, ``{"kernel", "signature", "total", "self",
+    "top"}``: its module-qualified name and argument types, the thread CPU
+    seconds of its event with and without the events nested in it (the
+    callees it compiled first), and whether it was called from Python.
+
+    Thread CPU time: numba compiles in the calling thread, and CPU time does
+    not count the waits for a core on a busy machine.
+    """
+    import numba.core.event as ev
+
+    stack = []
+
+    class Recorder(ev.Listener):
+        def on_start(self, event):
+            stack.append([time.thread_time(), 0.0])
+
+        def on_end(self, event):
+            start, nested = stack.pop()
+            elapsed = time.thread_time() - start
+            if stack:
+                stack[-1][1] += elapsed
+            function = event.data["dispatcher"].py_func
+            events.append({
+                "kernel": f"{function.__module__}.{function.__qualname__}",
+                "signature": str(event.data["args"]),
+                "total": elapsed,
+                "self": elapsed - nested,
+                "top": not stack,
+            })  # fmt: skip
+
+    return Recorder()
+
+
 _CHILD = r"""
 import json, sys, time, warnings
 import numba.core.event as ev
 
-events = []
-stack = []
-
-class Recorder(ev.Listener):
-    # Thread CPU time: numba compiles in the calling thread, and CPU time does
-    # not count the waits for a core on a busy machine.
-    def on_start(self, event):
-        stack.append([time.thread_time(), 0.0])
-
-    def on_end(self, event):
-        start, nested = stack.pop()
-        elapsed = time.thread_time() - start
-        if stack:
-            stack[-1][1] += elapsed
-        dispatcher = event.data["dispatcher"]
-        function = dispatcher.py_func
-        name = f"{function.__module__}.{function.__qualname__}"
-        events.append({
-            "kernel": name,
-            "signature": str(event.data["args"]),
-            "total": elapsed,
-            "self": elapsed - nested,
-            "top": not stack,
-        })
-
+sys.path.insert(0, sys.argv[2])
+from bench_compile import compile_recorder
 from sklearn_rbm import _precompile
 
+events = []
 wall, cpu = time.perf_counter(), time.process_time()
-with ev.install_listener("numba:compile", Recorder()), warnings.catch_warnings():
+with ev.install_listener("numba:compile", compile_recorder(events)), \
+        warnings.catch_warnings():
     warnings.simplefilter("ignore")
     _precompile.GROUPS[sys.argv[1]]()
 print(json.dumps({
@@ -83,7 +100,7 @@ def measure_group(group, python):
     """Run ``group`` in a fresh process with the caches off; its record."""
     env = dict(os.environ, SKLEARN_RBM_NUMBA_CACHE="0")
     output = subprocess.run(
-        [python, "-c", _CHILD, group],
+        [python, "-c", _CHILD, group, _BENCHMARKS],
         env=env,
         check=True,
         capture_output=True,

@@ -33,25 +33,14 @@ from collections import defaultdict
 
 
 def install_recorders():
-    """Record, from now on in this process, every compile event (kernel,
-    signature, total and self thread CPU seconds) and every finalised code
+    """Record, from now on in this process, every compile event
+    (``bench_compile.compile_recorder``) and every finalised code
     library (name, fpass, opt and mc seconds, functions, instructions)."""
     import numba.core.event as ev
+    from bench_compile import compile_recorder
     from numba.core import codegen
 
-    kernels, libraries, stack, llvm = [], [], [], defaultdict(float)
-
-    class Recorder(ev.Listener):
-        def on_start(self, event):
-            stack.append([time.thread_time(), 0.0])
-
-        def on_end(self, event):
-            start, nested = stack.pop()
-            elapsed = time.thread_time() - start
-            if stack:
-                stack[-1][1] += elapsed
-            name = event.data["dispatcher"].py_func.__qualname__
-            kernels.append((name, str(event.data["args"]), elapsed, elapsed - nested))
+    kernels, libraries, llvm = [], [], defaultdict(float)
 
     def timed(cls, method, key):
         original = getattr(cls, method)
@@ -81,7 +70,7 @@ def install_recorders():
         libraries.append([self.name.split(".")[-1], *seconds, len(sizes), sum(sizes)])
 
     codegen.CPUCodeLibrary.finalize = recorded_finalize
-    ev.register("numba:compile", Recorder())
+    ev.register("numba:compile", compile_recorder(kernels))
     return kernels, libraries
 
 
@@ -107,10 +96,11 @@ def child(hidden_unit, solver):
 def report(record, top):
     """Print the split, the kernels by self time, the libraries by LLVM time."""
     kernels = defaultdict(lambda: [0, 0.0, 0.0])
-    for name, _, total, own in record["kernels"]:
-        kernels[name][0] += 1
-        kernels[name][1] += own
-        kernels[name][2] += total
+    for event in record["kernels"]:
+        kernel = kernels[event["kernel"].rsplit(".", 1)[-1]]
+        kernel[0] += 1
+        kernel[1] += event["self"]
+        kernel[2] += event["total"]
     compile_seconds = sum(k[1] for k in kernels.values())
     libraries = record["libraries"]
     llvm = [sum(row[i] for row in libraries) for i in (1, 2, 3)]
