@@ -6,9 +6,12 @@ of 1e3-1e7 and log-likelihoods thousands of nats below independent pixels."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from sklearn_rbm import ConditionalRBMRegressor, DCPBernoulliRBM, FrankWolfeRBM
 from sklearn_rbm._core.divergence import likelihood_ceiling, softplus_row_sums
+from sklearn_rbm._partition.exact import _free_energy
+from sklearn_rbm._rbm.layers.bernoulli import _check_log_unnormalised
 from sklearn_rbm.datasets import flip_pixels, load_binary_digits, make_bars_and_stripes
 
 
@@ -110,3 +113,20 @@ def test_softplus_row_sums_matches_logaddexp_to_rounding():
     np.testing.assert_allclose(softplus_row_sums(pre), expected, rtol=1e-13)
     edge = softplus_row_sums(np.array([[np.inf, 1.0], [-np.inf, 1.0], [np.nan, 1.0]]))
     assert edge[0] == np.inf and edge[1] == np.log1p(np.e) and np.isnan(edge[2])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_binary_check_scores_rows_as_the_free_energy(dtype):
+    """The per-epoch check's -F(v) (vectorised softplus) is the free
+    energy's to rounding, dense or sparse rows."""
+    rng = np.random.default_rng(0)
+    X = (rng.random((60, 30)) < 0.3).astype(dtype)
+    W = (3.0 * rng.standard_normal((20, 30))).astype(dtype)
+    b, c = rng.standard_normal(30).astype(dtype), rng.standard_normal(20).astype(dtype)
+    expected = -_free_energy(X, W, b, c)
+    for rows in (X, sp.csr_matrix(X)):
+        np.testing.assert_allclose(
+            _check_log_unnormalised(rows, W, b, c),
+            expected,
+            rtol=1e-5 if dtype == np.float32 else 1e-12,
+        )

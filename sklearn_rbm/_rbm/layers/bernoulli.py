@@ -55,6 +55,7 @@ from ..._core.divergence import (
     base_rate_log_likelihood,
     diagnose,
     likelihood_ceiling,
+    softplus_row_sums,
 )
 from ..._core.numba_compat import inline_overload
 from ..._core.utils import (
@@ -63,7 +64,7 @@ from ..._core.utils import (
     kernel_array,
     warn_if_not_binary,
 )
-from ..._numerics.blas import gemm_
+from ..._numerics.blas import gemm_, kernel_dot
 from ..._numerics.jit import jit, vector_jit
 from ..._numerics.random import new_key, offset_key, step_key, uniform
 from ..._numerics.steps import add_, row_sums
@@ -599,8 +600,18 @@ class BernoulliLayer(Layer):
 
     def diagnose(self, model, rows, baseline, parameters):
         # Z >= max p~: the rows' mean log-likelihood is at most their ceiling.
-        ceiling = likelihood_ceiling(-_free_energy(rows, *_parameters(model)))
+        ceiling = likelihood_ceiling(_check_log_unnormalised(rows, *_parameters(model)))
         return diagnose(ceiling, baseline, rows.shape[1], *parameters)
+
+
+def _check_log_unnormalised(X, W, b, c):
+    """``-F(v)`` of the rows ``X`` for the check of every epoch: the free
+    energy with the vectorised ``softplus_row_sums`` (within a few ulps of
+    :func:`_free_energy`'s ``logaddexp``, which takes a scalar path: 2.7
+    against 0.5 ms for 250 x 500), so that the check stays about 1 % of a
+    PCD-1 epoch of a 784 x 500 RBM at two threads."""
+    visible_term = np.asarray(kernel_dot(X, np.asarray(b)), dtype=np.float64).ravel()
+    return visible_term + softplus_row_sums(kernel_dot(X, np.asarray(W).T) + c)
 
 
 def _parameters(model):
