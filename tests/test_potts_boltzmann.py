@@ -267,6 +267,42 @@ def test_warm_start_and_bad_init():
         PottsBoltzmannMachine(init=PottsPseudoLikelihood()).fit(X)
 
 
+def test_failed_stopping_tests_are_reported(monkeypatch, capsys):
+    """Chains that pass while the model's own samples do not (here: the
+    samples after equilibration made independent): the fit trains on, the
+    verbose line reports each failed test, and the ConvergenceWarning names
+    the cure, more sweeps per update, rather than more updates."""
+    from sklearn_rbm._potts import boltzmann
+
+    statistics = boltzmann._Chains.statistics
+
+    def equilibrate(self):
+        self.lost = True
+        return 30, False
+
+    def independent_statistics(self):
+        p1, p2 = statistics(self)
+        if getattr(self, "lost", False):
+            self.lost = False
+            p2 = p1[:, None, :, None] * p1[None, :, None, :]
+        return p1, p2
+
+    monkeypatch.setattr(boltzmann._Chains, "equilibrate", equilibrate)
+    monkeypatch.setattr(boltzmann._Chains, "statistics", independent_statistics)
+    X = _data(n=600)
+    message = (
+        r"3 stopping test\(s\) failed.*not forgotten.*increase n_sweeps \(now 10\)"
+    )
+    with pytest.warns(ConvergenceWarning, match=message):
+        bm = PottsBoltzmannMachine(
+            n_chains=500, target_pearson=0.5, slope_tolerance=1.0, max_iter=7,
+            verbose=1, random_state=0,
+        ).fit(X)  # fmt: skip
+    out = capsys.readouterr().out
+    assert out.count("not passed") == 3 and "next test from update" in out
+    assert bm.history_["equilibrated"].sum() == 3
+
+
 def test_equilibration_test_tells_forgotten_states():
     """The chains have forgotten their states when their overlap with them
     is that of different chains; not when they are the same states."""

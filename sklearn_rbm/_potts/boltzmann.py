@@ -8,6 +8,7 @@ The chains' kernel is in ``chains.py``, the frequencies and correlations in
 
 import numbers
 import time
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -127,6 +128,49 @@ def _decorrelated(chains, before):
     return own.mean() - other.mean() <= 2.0 * error
 
 
+class _FailedTest(NamedTuple):
+    """A stopping test whose equilibrated chains fell short of the target."""
+
+    update: int
+    sweeps: int
+    forgot: bool
+    pearson: float
+    slope: float
+
+    def describe(self):
+        state = "forgot" if self.forgot else "had not forgotten"
+        return (
+            f"stopping test at update {self.update} not passed: after "
+            f"{self.sweeps} sweeps at fixed parameters (the chains {state} "
+            f"their states) Pearson {self.pearson:.4f}, slope {self.slope:.4f}"
+        )
+
+
+def _not_converged_message(estimator, history, failed_tests):
+    """The ConvergenceWarning of a fit that reached ``max_iter``: what fell
+    short, and what to change. Failed stopping tests mean the chains passed
+    while the model's own samples did not: the chains trail a model they do
+    not sample, and more sweeps per update is the cure, not more updates."""
+    message = (
+        f"The Boltzmann-machine fit stopped after max_iter={estimator.max_iter} "
+        f"updates at a Pearson correlation of {history['pearson'][-1]:.4f} "
+        f"(target_pearson={estimator.target_pearson}, slope within "
+        f"{estimator.slope_tolerance} of 1). "
+    )
+    if not failed_tests:
+        return message + (
+            "Increase max_iter or n_chains (the chains' noise bounds the "
+            "correlation they can reach), or warm-start from this fit with init=."
+        )
+    return message + (
+        f"The persistent chains reached the target, but {len(failed_tests)} "
+        f"stopping test(s) failed; the last: {failed_tests[-1].describe()}. "
+        "The chains trail a model that mixes more slowly than they are swept: "
+        f"increase n_sweeps (now {estimator.n_sweeps}) or lower learning_rate, "
+        "and warm-start from this fit with init=."
+    )
+
+
 def _independent_chains(f1, n_chains, rng):
     """``n_chains`` uint8 rows drawn site by site from the frequencies
     ``f1`` (inversion of each site's cumulative sum)."""
@@ -175,16 +219,16 @@ class _Chains:
 
     def equilibrate(self):
         """Sweep, ``n_sweeps`` at a time, until the chains have forgotten
-        their present states (at most ``_EQUILIBRATION_SWEEPS``); the sweeps
-        run."""
+        their present states (at most ``_EQUILIBRATION_SWEEPS``):
+        ``(sweeps run, whether they forgot them)``."""
         before = self.states.copy()
         done = 0
         while done < _EQUILIBRATION_SWEEPS:
             self.sweep(self.n_sweeps)
             done += self.n_sweeps
             if _decorrelated(self.states, before):
-                break
-        return done
+                return done, True
+        return done, False
 
 
 class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
@@ -546,7 +590,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         lr = self._learning_rate()
         names = ("pearson", "slope", "time", "equilibrated", "density")
         history = {name: [] for name in names}
-        converged, next_test, gauged = False, 0, False
+        converged, next_test, gauged, failed_tests = False, 0, False, []
         for iteration in range(self.max_iter):
             sampler.set_model(h, J)
             p1, p2 = sampler.statistics()
@@ -566,12 +610,16 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                 # statistics can pass where the model's own do not. The stop
                 # is decided on the chains run on at fixed parameters until
                 # they forget their state, then sampled.
-                sweeps = sampler.equilibrate()
+                sweeps, forgot = sampler.equilibrate()
                 p1, p2 = sampler.statistics()
                 pearson, slope, converged = check(p1, p2)
                 # A failed test is not repeated before as many updates as it
                 # cost: at most half the time goes to tests.
                 next_test = iteration + max(1, sweeps // self.n_sweeps)
+                if not converged:
+                    failed_tests.append(
+                        _FailedTest(iteration + 1, sweeps, forgot, pearson, slope)
+                    )
             row = (pearson, slope, time.perf_counter() - started, tested,
                    1.0 if mask is None else sparsity.density(mask))  # fmt: skip
             for name, value in zip(names, row, strict=True):
@@ -583,12 +631,17 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                     + ("" if mask is None else f", density {row[4]:.4f}")
                     + (" (equilibrated chains)" if tested else "")
                 )
+                if tested and not converged:
+                    print(
+                        f"[PottsBoltzmannMachine] {failed_tests[-1].describe()}; "
+                        f"training on, next test from update {next_test + 1}"
+                    )
             if converged:
                 break
             if self.couplings == "activation" and iteration % ACTIVATE_EVERY == 0:
                 sparsity.activate(mask, f2, p2)
             self._update(h, J, mask, f1, f2, p1, p2, optimiser, lr, iteration)
-        return history, converged
+        return history, converged, failed_tests
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -642,7 +695,9 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         sampler = _Chains(chains, self.n_sweeps, q, rng)
         mask = None if self.couplings == "dense" else J != 0.0
         with _Threads(self.n_jobs), one_blas_thread():
-            history, converged = self._learn(h, J, mask, f1, f2, sampler, started)
+            history, converged, failed_tests = self._learn(
+                h, J, mask, f1, f2, sampler, started
+            )
         if mask is None:
             self.intercept_, self.coupling_ = zero_sum_gauge(h, J, overwrite=True)
         else:  # the zero-sum gauge would fill in the inactive couplings
@@ -656,12 +711,6 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         self._forget_log_partition()
         self._ais_seed = child_seed(self.random_state)
         if not converged:
-            warn(
-                f"The Boltzmann-machine fit stopped after max_iter={self.max_iter} "
-                f"updates at a Pearson correlation of {history['pearson'][-1]:.4f}, "
-                f"below target_pearson={self.target_pearson}. Increase max_iter "
-                "or n_chains (the chains' noise bounds the correlation they can "
-                "reach), or warm-start from this fit with init=.",
-                ConvergenceWarning,
-            )
+            message = _not_converged_message(self, history, failed_tests)
+            warn(message, ConvergenceWarning)
         return self
