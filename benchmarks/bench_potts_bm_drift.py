@@ -117,11 +117,11 @@ def stopping_test(bm, reference, pairs, target=0.95, tolerance=0.05):
     sampler = _Chains(bm.chains_.copy(), bm.n_sweeps, bm.n_states_, kernel_rng(2))
     sampler.set_model(bm.intercept_, bm.coupling_)
     cpu = time.process_time()
-    sweeps = sampler.equilibrate()
+    sweeps, forgot = sampler.equilibrate()
     pearson, slope = pearson_slope(reference, connected(*sampler.statistics(), *pairs))
     passed = pearson >= target and abs(slope - 1.0) <= tolerance
-    print(f"stopping test: {sweeps} sweeps of equilibration, Pearson {pearson:.4f} "
-          f"slope {slope:.4f}, passed {passed}, "
+    print(f"stopping test: {sweeps} sweeps of equilibration (states forgotten: "
+          f"{forgot}), Pearson {pearson:.4f} slope {slope:.4f}, passed {passed}, "
           f"{time.process_time() - cpu:.0f} s CPU", flush=True)  # fmt: skip
     return sweeps, pearson, slope, passed
 
