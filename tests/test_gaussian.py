@@ -786,7 +786,7 @@ def test_tempering_chains_sample_the_exact_hidden_distributions():
     accepted = np.zeros(3, dtype=np.int64)
     variance, inv_sigma = sigma**2, 1.0 / sigma
     for _ in range(n_rounds):
-        _, P = tempering_round(
+        _, P, _ = tempering_round(
             GaussianUnits(b, sigma), (variance, inv_sigma), units_of(c), None,
             (base_mean, 1.0 / base_sigma**2), H, W, b, c, betas, n_chains, 1, rng,
             accepted,

@@ -13,13 +13,17 @@ from scipy.stats import binom
 
 from sklearn_rbm import DCPBernoulliRBM
 from sklearn_rbm._core.utils import one_blas_thread
+from sklearn_rbm._numerics.jit import jit
 from sklearn_rbm._rbm.kernels import (
+    draw_tempered_hidden,
     minibatch_update_,
     pt_sample,
     swap_log_ratio,
     swap_replicas_,
 )
+from sklearn_rbm._rbm.layers.base import context, resample, tempered_mean_
 from sklearn_rbm._rbm.layers.bernoulli import units_of
+from sklearn_rbm._rbm.layers.relu import DReLUUnits
 from sklearn_rbm._rbm.tempering import SwapMonitor, temperature_ladder
 from sklearn_rbm.datasets import make_bars_and_stripes, make_shifting_bar
 
@@ -361,3 +365,49 @@ def test_ladders():
     np.testing.assert_allclose(temperature_ladder(3, 0.2), [1.0, 0.6, 0.2])
     np.testing.assert_allclose(temperature_ladder(3, 0.25, "geometric"), [1, 0.5, 0.25])
     np.testing.assert_array_equal(temperature_ladder(ladder=[1, 0.3]), [1.0, 0.3])
+
+
+@jit
+def _draw_from_tempered_means(units, A, W, c, betas, n_chains, rng):
+    """What the chains drew before: the tempered means, then a draw of the
+    conditional with that mean (a ReLU-family unit's input recovered by
+    Newton's method)."""
+    ctx = context(units, W)
+    means = tempered_mean_(units, ctx, A, c, betas.astype(W.dtype), n_chains)
+    return resample(units, ctx, means, rng)
+
+
+@jit
+def _draw_from_inputs(units, A, W, c, betas, n_chains, rng):
+    ctx = context(units, W)
+    return draw_tempered_hidden(units, ctx, A, W, c, betas, n_chains, rng)
+
+
+@pytest.mark.parametrize("hidden_unit", ["bernoulli", "drelu"])
+def test_chains_continue_from_the_inputs_as_from_the_means(hidden_unit):
+    """The persistent and tempered chains draw their next hidden state from
+    the hidden inputs (draw_tempered_hidden) instead of from the tempered
+    means: the same draws, bit for bit for Bernoulli units, and to Newton's
+    tolerance for dReLU units (whose inputs the means only gave back by
+    Newton's method)."""
+    rng = np.random.default_rng(0)
+    n_chains, betas = 40, np.array([1.0, 0.6, 0.3])
+    A = rng.normal(0.0, 2.0, (3 * n_chains, 5))
+    W, c = np.zeros((5, 7)), rng.normal(size=5)
+    if hidden_unit == "bernoulli":
+        units = units_of(c)
+    else:
+        potential = np.array([[1.5] * 5, [0.7] * 5, [0.3] * 5, [-0.4] * 5])
+        zeros = np.zeros_like(potential)
+        units = DReLUUnits(c, np.zeros(5), potential, zeros, 0.1)
+    from_means = _draw_from_tempered_means(
+        units, A.copy(), W, c, betas, n_chains, np.random.default_rng(5)
+    )
+    from_inputs = _draw_from_inputs(
+        units, A.copy(), W, c, betas, n_chains, np.random.default_rng(5)
+    )
+    if hidden_unit == "bernoulli":
+        assert np.array_equal(from_inputs, from_means)
+    else:
+        np.testing.assert_allclose(from_inputs, from_means, rtol=1e-9, atol=1e-12)
+        assert np.any(from_inputs != 0.0) and np.any(from_inputs < 0.0)

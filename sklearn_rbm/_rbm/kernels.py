@@ -68,14 +68,17 @@ def gibbs_chain(visible, ctx, hidden, hidden_ctx, H, W, b, c, n_steps, rng):
     """``n_steps`` block-Gibbs steps from the hidden state ``H``.
 
     One step draws ``v ~ p(v | h)`` then, except after the last step,
-    ``h ~ p(h | v)``. Returns the final visible statistics and the hidden
-    means at them (the Rao-Blackwellised hidden statistics the gradients use).
+    ``h ~ p(h | v)``. Returns the final visible statistics, the hidden means
+    at them (the Rao-Blackwellised hidden statistics the gradients use) and
+    the hidden inputs behind those means (``W s``, without the bias ``c``),
+    from which persistent chains draw their next hidden state.
     """
     S = sample_(visible, ctx, input_from_hidden(visible, H, W), b, rng)
     for _ in range(n_steps - 1):
         H = sample_(hidden, hidden_ctx, input_to_hidden(visible, ctx, S, W), c, rng)
         S = sample_(visible, ctx, input_from_hidden(visible, H, W), b, rng)
-    return S, mean_(hidden, hidden_ctx, input_to_hidden(visible, ctx, S, W), c)
+    A = input_to_hidden(visible, ctx, S, W)
+    return S, mean_(hidden, hidden_ctx, A.copy(), c), A
 
 
 @jit
@@ -171,12 +174,12 @@ def tempering_round(visible, ctx, hidden, hidden_ctx, base, H, W, b, c, betas,
     layer's tempering base model, ``betas`` the ladder (float64, ``betas[0] =
     1``). A sweep draws ``v ~ p_t(v | h)`` and, except after the last,
     ``h ~ p_t(h | v)``, as :func:`gibbs_chain` does. Returns the visible
-    statistics after the swaps and the hidden means at them, each row under
-    its (new) replica's temperature: the ``beta = 1`` rows are the negative
-    statistics, and a draw from all rows continues the chains. With one
-    temperature this is :func:`gibbs_chain` bit for bit (no swap, no extra
-    random draw). The conditionals and the swaps use the betas rounded to
-    ``W``'s dtype.
+    statistics after the swaps, the hidden means at them, each row under
+    its (new) replica's temperature (the ``beta = 1`` rows are the negative
+    statistics), and the hidden inputs behind those means, from which
+    :func:`draw_tempered_hidden` continues the chains. With one temperature
+    this is :func:`gibbs_chain` bit for bit (no swap, no extra random draw).
+    The conditionals and the swaps use the betas rounded to ``W``'s dtype.
     """
     native = betas.astype(W.dtype)
     betas = native.astype(np.float64)
@@ -195,7 +198,22 @@ def tempering_round(visible, ctx, hidden, hidden_ctx, base, H, W, b, c, betas,
         Q, shift, own_rows = swap_terms(visible, ctx, tempered, S, b)
         swap_replicas_(hidden, S, A, Q, shift, c, betas, n_chains, rng, accepted,
                        own_rows)  # fmt: skip
-    return S, tempered_mean_(hidden, hidden_ctx, A, c, native, n_chains)
+    return S, tempered_mean_(hidden, hidden_ctx, A.copy(), c, native, n_chains), A
+
+
+@jit(inline="always")
+def draw_tempered_hidden(hidden, hidden_ctx, A, W, c, betas, n_chains, rng):
+    """In place: the hidden inputs ``A`` of the stacked replicas (as
+    :func:`tempering_round` returns them) become draws of ``h ~ p_t(h | v)``,
+    each row at its replica's temperature (``betas`` float64, rounded to
+    ``W``'s dtype as the round rounds them). A draw from the inputs rather
+    than from the means: a mean fixes its conditional (the unit's conditional
+    at the input ``beta a``), but recovering a ReLU or dReLU unit's input
+    from its mean takes Newton's method, about 1 us an entry: three quarters
+    of a dReLU unit's parallel-tempering update did that."""
+    no_base = np.zeros(W.shape[0], dtype=W.dtype)  # the hidden base model
+    native = betas.astype(W.dtype)
+    return tempered_sample_(hidden, hidden_ctx, no_base, A, c, native, n_chains, rng)
 
 
 @jit
@@ -209,16 +227,15 @@ def pt_sample(visible, ctx, hidden, base, S, W, c, betas, n_rounds, rng, accepte
     hidden_ctx = context(hidden, W)
     b = visible.bias
     n_chains = S.shape[0] // betas.shape[0]
-    native = betas.astype(W.dtype)
-    no_base = np.zeros(W.shape[0], dtype=W.dtype)
     inputs = input_to_hidden(visible, ctx, S, W)
-    H = tempered_sample_(hidden, hidden_ctx, no_base, inputs, c, native, n_chains, rng)
+    H = draw_tempered_hidden(hidden, hidden_ctx, inputs, W, c, betas, n_chains, rng)
     for _ in range(n_rounds):
         # np.int64(1), not 1: a literal argument would compile a copy of
         # tempering_round of its own (numba specialises on literals).
-        S, P = tempering_round(visible, ctx, hidden, hidden_ctx, base, H, W, b, c,
-                               betas, n_chains, np.int64(1), rng, accepted)  # fmt: skip
-        H = resample(hidden, hidden_ctx, P, rng)
+        S, _, A = tempering_round(visible, ctx, hidden, hidden_ctx, base, H, W,
+                                  b, c, betas, n_chains, np.int64(1), rng,
+                                  accepted)  # fmt: skip
+        H = draw_tempered_hidden(hidden, hidden_ctx, A, W, c, betas, n_chains, rng)
     return S
 
 
@@ -349,17 +366,26 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
             inputs = input_to_hidden(visible, ctx, S_chain, W)
             H_start = sample_(hidden, hidden_ctx, inputs, c_eff, rng)
         if not tempered:
-            S_chain, H_chain = gibbs_chain(
+            S_chain, H_chain, A_all = gibbs_chain(
                 visible, ctx, hidden, hidden_ctx, H_start, W, b_eff, c_eff,
                 n_gibbs, rng,
             )  # fmt: skip
-            H_all = H_chain
         else:
-            S_all, H_all = tempering_round(
+            S_all, H_all, A_all = tempering_round(
                 visible, ctx, hidden, hidden_ctx, tempering[1], H_start, W, b_eff,
                 c_eff, tempering[0], n_chains, n_gibbs, rng, accepted,
             )  # fmt: skip
             S_chain, H_chain = S_all[:n_chains], H_all[:n_chains]
+        if persistent and inner == n_inner - 1:
+            # The chains' next hidden state, drawn at the parameters their
+            # last step sampled under (before this update's step; no random
+            # draw comes between).
+            if tempered:
+                drawn = draw_tempered_hidden(
+                    hidden, hidden_ctx, A_all, W, c_eff, tempering[0], n_chains, rng
+                )
+            else:
+                drawn = sample_(hidden, hidden_ctx, A_all, c_eff, rng)
         potential_chain = potential_statistics(
             hidden, visible, ctx, S_chain, W, c_eff, np.empty(0)
         )
@@ -396,7 +422,6 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
         # Element by element: numba's slice assignment from an array compiles,
         # for its shape-mismatch message, numba's string formatting (seconds
         # of every fresh process's first fit, bench_first_fit.py).
-        drawn = resample(hidden, hidden_ctx, H_all, rng)
         for r in range(chain_h.shape[0]):
             for j in range(chain_h.shape[1]):
                 chain_h[r, j] = drawn[r, j]
