@@ -50,7 +50,6 @@ from .layers.base import (
     mean_,
     potential_statistics,
     potential_step_,
-    resample,
     sample_,
     statistics,
     swap_terms,
@@ -343,7 +342,9 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
     # The data term of the hidden potential's own parameters (dReLU), taken
     # once per mini-batch like the other data terms; empty for other units.
     potential_data = potential_statistics(hidden, visible, ctx, S, W, c_eff, weights)
-    H_data = mean_(hidden, hidden_ctx, input_to_hidden(visible, ctx, S, W), c_eff)
+    A_data = input_to_hidden(visible, ctx, S, W)
+    # Chains that start at the data draw from the inputs, kept aside.
+    H_data = mean_(hidden, hidden_ctx, A_data if persistent else A_data.copy(), c_eff)
     n_data = V.shape[0]
     n_chains = chain_h.shape[0] if persistent else n_data
     tempered = tempering[0].shape[0] > 0
@@ -357,7 +358,7 @@ def minibatch_update_(V, W, visible, hidden, centring, chains, tempering, schedu
         sum_H_data = weighted_column_sum(H_data, weights)
     mu_batch = (sum_S_data / n_data).astype(W.dtype)
     lam_batch = (sum_H_data / n_data).astype(W.dtype)
-    H_start = chain_h if persistent else resample(hidden, hidden_ctx, H_data, rng)
+    H_start = chain_h if persistent else sample_(hidden, hidden_ctx, A_data, c_eff, rng)
     S_chain = S  # replaced by the first inner iteration; never written to
     keep = n_inner > 1  # S-DCP reuses its data term
     for inner in range(n_inner):

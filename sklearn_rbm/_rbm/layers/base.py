@@ -44,7 +44,6 @@ Hooks of every layer (visible or hidden), ``u`` its units, ``x`` the context:
                                   statistics)
 ``sample_(u, x, inputs, field,    in place: inputs -> a draw of the statistics
 rng)``
-``resample(u, x, M, rng)``        a new draw from the conditional of mean ``M``
 ``tempered_sample_``,             the two above at the inverse temperature of
 ``tempered_mean_``                each row's replica (parallel tempering)
 ``cumulant_gap(u, j, a, beta,     ``Gamma_j(beta a) - Gamma_j(beta_next a)`` of
@@ -169,12 +168,6 @@ def sample_keyed_(units, ctx, inputs, field, key):
     uniform of entry ``(r, ...)`` at a position fixed by ``r`` (reverse
     annealing keys each data row's chains)."""
     return _hook(units, ctx, inputs, field, key)
-
-
-def resample(units, ctx, M, rng):
-    """A new array: draws from the conditionals whose means are ``M`` (the
-    persistent chains keep the mean of their last hidden conditional)."""
-    return _hook(units, ctx, M, rng)
 
 
 def tempered_sample_(units, ctx, tempered, inputs, field, betas, n_chains, rng):

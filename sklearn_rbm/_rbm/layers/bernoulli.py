@@ -337,11 +337,6 @@ def _sample_keyed(units, ctx, inputs, field, key):
     return inputs
 
 
-@implements(base.resample, BernoulliUnits)
-def _resample(units, ctx, M, rng):
-    return sample_bernoulli(M, rng)
-
-
 @implements(base.tempered_sample_, BernoulliUnits)
 def _tempered_sample(units, ctx, tempered, inputs, field, betas, n_chains, rng):
     # ``tempered`` is the base model's bias (zeros for a hidden layer).

@@ -29,13 +29,10 @@ Tempering and annealing scale the units' input and keep their potential, as
 for ReLU units (``relu.py``).
 """
 
-import math
-
 import numpy as np
 
 from ..._core.utils import kernel_array
-from ..._numerics.jit import jit, vector_jit
-from ..._numerics.random import new_key
+from ..._numerics.jit import jit
 from ..._numerics.steps import bias_step_
 from . import base
 from .base import implements
@@ -111,48 +108,6 @@ def drelu_statistics(A, field, potential, weights):
     return out
 
 
-@vector_jit
-def drelu_input_of_mean(mean, gamma_p, gamma_m, theta_p, theta_m):
-    """The input ``a`` whose dReLU conditional has mean ``mean``: Newton's
-    method on the increasing ``a -> E[h | a]`` (its derivative is the
-    variance) from the input of the untruncated side (``theta + gamma
-    mean``, right far from 0), bisecting the bracket the iterates have
-    found whenever a step leaves it."""
-    args = (gamma_p, gamma_m, theta_p, theta_m)
-    if mean >= 0.0:
-        a = theta_p + gamma_p * mean
-    else:
-        a = theta_m + gamma_m * mean
-    lower, upper = -np.inf, np.inf
-    for _ in range(200):
-        m, v, _ = drelu_moments(a, *args)
-        if m < mean:
-            lower = a
-        else:
-            upper = a
-        following = a - (m - mean) / max(v, 1e-300)
-        if not lower < following < upper:
-            if math.isinf(lower) or math.isinf(upper):
-                following = a + (1.0 + abs(a)) * (1.0 if m < mean else -1.0)
-            else:
-                following = 0.5 * (lower + upper)
-        if abs(following - a) <= 1e-12 * (1.0 + abs(a)):
-            return following
-        a = following
-    return a
-
-
-@vector_jit
-def _resample_rows(M, potential, key, out):
-    n_rows, n_cols = M.shape
-    for r in range(n_rows):
-        for j in range(n_cols):
-            gp, gm = potential[0, j], potential[1, j]
-            tp, tm = potential[2, j], potential[3, j]
-            a = drelu_input_of_mean(np.float64(M[r, j]), gp, gm, tp, tm)
-            out[r, j] = drelu_sample(a, gp, gm, tp, tm, key, r * n_cols + j)
-
-
 # -------------------------------------------------------------------- hooks
 # (mean_, sample_, the tempered draws and anneal_ are the ReLU family's,
 # ``relu.py``, over the two below.)
@@ -170,13 +125,6 @@ def _unit_mean(units, j, a):
 @implements(unit_draw, DReLUUnits)
 def _unit_draw(units, j, a, key, counter):
     return drelu_sample(a, *_parameters(units, j), key, counter)
-
-
-@implements(base.resample, DReLUUnits)
-def _resample(units, ctx, M, rng):
-    out = np.empty_like(M)
-    _resample_rows(M, units.potential, new_key(rng), out)
-    return out
 
 
 @implements(base.cumulant_gap, DReLUUnits)

@@ -23,7 +23,7 @@ The scalar functions are numba functions usable from the kernels and from
 Python, compiled with numpy's error model: a non-finite input (weights that
 overflowed) gives NaN, which the trainer's divergence check reports, and
 not a ZeroDivisionError from inside a kernel. The hidden layers built on
-them, for the hooks of ``base.py`` (``mean_``, ``sample_``, ``resample``,
+them, for the hooks of ``base.py`` (``mean_``, ``sample_``,
 the tempered draws, ``cumulant_gap`` and ``anneal_``), are ReLU units and
 Gaussian units (the linear member of the family), both of unit curvature,
 with the hidden bias ``c`` as their only trained parameter (``theta =
@@ -286,23 +286,6 @@ def unit_draw(units, j, a, key, counter):
 
 
 @vector_jit
-def relu_input_of_mean(mean, gamma):
-    """The input ``a`` whose ReLU conditional has mean ``mean`` (> 0): Newton's
-    method on the increasing ``a -> E[h | a]`` (its derivative is the
-    variance), from ``gamma mean - 1 / mean`` (right at both ends)."""
-    if mean <= 0.0:
-        return -1e300
-    a = gamma * mean - 1.0 / mean
-    for _ in range(50):
-        m, v = relu_moments(a, gamma, 0.0)
-        step = (m - mean) / max(v, 1e-300)
-        a -= step
-        if abs(step) <= 1e-12 * (1.0 + abs(a)):
-            break
-    return a
-
-
-@vector_jit
 def unit_rows_(units, pre, bias, betas, n_chains, key, sample):
     """In place: ``pre[r, j]`` becomes the mean (or, with ``sample``, a draw)
     of ``h_j | beta_r (pre[r, j] + bias[j])`` (ReLU-family units)."""
@@ -412,33 +395,11 @@ def _family_anneal(units, log_w, inputs, visible_terms, field, beta, beta_prev, 
         log_w[r] += increment
 
 
-@implements(base.resample, ReLUUnits)
-def _relu_resample(units, ctx, M, rng):
-    key = new_key(rng)
-    out = np.empty_like(M)
-    n_rows, n_cols = M.shape
-    for r in range(n_rows):
-        for j in range(n_cols):
-            a = relu_input_of_mean(np.float64(M[r, j]), units.gamma)
-            out[r, j] = relu_sample(a, units.gamma, 0.0, key, r * n_cols + j)
-    return out
-
-
 @implements(base.cumulant_gap, ReLUUnits)
 def _relu_cumulant_gap(units, j, a, beta, beta_next):
     return relu_cumulant(beta * a, units.gamma, 0.0) - relu_cumulant(
         beta_next * a, units.gamma, 0.0
     )
-
-
-@implements(base.resample, GaussianHiddenUnits)
-def _gaussian_resample(units, ctx, M, rng):
-    # The mean is gamma^-1 times the input: a draw is the mean plus noise.
-    out = M.copy()
-    out *= units.gamma  # in place: keeps the dtype of M
-    zero = np.zeros(M.shape[1], dtype=M.dtype)
-    return _gaussian_rows_(out, zero, units.gamma, _ones(1), M.shape[0], new_key(rng),
-                           True)  # fmt: skip
 
 
 @implements(base.cumulant_gap, GaussianHiddenUnits)
