@@ -130,3 +130,59 @@ def test_the_binary_check_scores_rows_as_the_free_energy(dtype):
             expected,
             rtol=1e-5 if dtype == np.float32 else 1e-12,
         )
+
+
+class _CountedChecks(DCPBernoulliRBM):
+    """Records the epochs whose divergence check ran and the weights after
+    every epoch; reports a divergence at the check of epoch ``fail_at``."""
+
+    fail_at = None
+
+    def _end_epoch(self):
+        super()._end_epoch()
+        self.weights_after_.append(self.components_.copy())
+
+    def _divergence(self):
+        epoch = len(self.weights_after_)
+        self.checked_epochs_.append(epoch)
+        return "it was told to." if epoch == self.fail_at else None
+
+    def fit(self, X, y=None):
+        self.weights_after_, self.checked_epochs_ = [], []
+        return super().fit(X, y)
+
+
+def test_small_data_sets_are_checked_every_thousand_rows(digits):
+    """100 rows: the first ten epochs, then one in ten (1,000 rows), and the
+    last; every epoch when it is scored (early stopping) or printed."""
+    X = digits[:100]
+    rbm = _CountedChecks(n_components=4, n_iter=35, random_state=0).fit(X)
+    assert rbm.checked_epochs_ == [*range(1, 11), 20, 30, 35]
+    # Epochs of 1,000 rows or more are all checked.
+    X = np.tile(digits[:100], (10, 1))
+    rbm = _CountedChecks(n_components=4, n_iter=12, random_state=0).fit(X)
+    assert rbm.checked_epochs_ == list(range(1, 13))
+    rbm = _CountedChecks(
+        n_components=4, n_iter=12, early_stopping=True, validation_fraction=0.2,
+        n_iter_no_change=100, random_state=0,
+    ).fit(digits[:100])  # fmt: skip
+    assert rbm.checked_epochs_ == list(range(1, 13))
+    rbm = _CountedChecks(n_components=4, n_iter=12, verbose=1, random_state=0)
+    rbm.fit(digits[:100])
+    assert rbm.checked_epochs_ == list(range(1, 13))
+
+
+def test_a_divergence_between_checks_keeps_the_last_checked_epoch(digits):
+    rbm = _CountedChecks(n_components=4, n_iter=35, random_state=0)
+    rbm.fail_at = 30  # checked at 20, then 30
+    with pytest.raises(FloatingPointError, match="between epochs 21 and 30"):
+        rbm.fit(digits[:100])
+    assert rbm.n_iter_ == 20
+    assert len(rbm.history_["epoch"]) == 20
+    np.testing.assert_array_equal(rbm.components_, rbm.weights_after_[19])
+    # At a check right after a passing one, the message names the epoch.
+    rbm.fail_at = 7
+    with pytest.raises(FloatingPointError, match="diverged in epoch 7:"):
+        rbm.fit(digits[:100])
+    assert rbm.n_iter_ == 6
+    np.testing.assert_array_equal(rbm.components_, rbm.weights_after_[5])

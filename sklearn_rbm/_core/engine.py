@@ -6,9 +6,13 @@ trains by epochs over mini-batches.
 1. shuffles the rows (one permutation drawn from the fit's random stream) and
    makes one update per mini-batch with the estimator's step;
 2. asks the estimator whether the model diverged; if so it restores the state
-   from the start of the epoch and raises ``DivergenceError`` (a
-   ``FloatingPointError``) with the
-   estimator's diagnosis and advice;
+   of the last check that passed and raises ``DivergenceError`` (a
+   ``FloatingPointError``) with the estimator's diagnosis and advice. Every
+   epoch is checked except on small data sets, where epochs of a few
+   mini-batches come by the hundred: there the first
+   :data:`CHECKED_FIRST_EPOCHS` epochs, the last one of the call, every one
+   that is scored or printed, and one every :data:`CHECK_EVERY_ROWS` training
+   rows (:func:`check_due`);
 3. counts and times the epoch, scores the held-out data when there are any
    (early stopping's criterion), adds the estimator's own figures, records it
    all in ``history_`` and prints it when ``verbose``;
@@ -157,6 +161,32 @@ def _label(name):
     return label.replace("_", " ").replace("ais ", "AIS ")
 
 
+#: Epochs that are always checked for divergence: a learning rate too large
+#: for the data shows there.
+CHECKED_FIRST_EPOCHS = 10
+
+#: Training rows between two divergence checks after the first epochs. Epochs
+#: of at least this many rows are all checked; on smaller data sets a check
+#: every epoch costs as much as a sizeable part of the epoch (a sixth of a
+#: default ``GaussianBernoulliRBM`` fit of ``load_wine``'s 178 rows, 400
+#: epochs of four mini-batches, where one check in six epochs is 3 %).
+CHECK_EVERY_ROWS = 1000
+
+
+def check_due(epoch, last_epoch, n_samples, evaluated):
+    """Whether epoch ``epoch`` (1-based, counted across calls) of a call
+    ending at ``last_epoch`` on ``n_samples`` training rows is checked for
+    divergence; ``evaluated``: the epoch is scored or printed, which needs a
+    sound model."""
+    every = -(-CHECK_EVERY_ROWS // n_samples)  # ceiling division
+    return (
+        evaluated
+        or epoch <= CHECKED_FIRST_EPOCHS
+        or epoch == last_epoch
+        or epoch % every == 0
+    )
+
+
 class History:
     """Per-epoch (or per-step) figures, turned into ``history_``: a dict of
     1-D arrays of equal length, one entry per epoch, ready to plot.
@@ -179,6 +209,13 @@ class History:
         for name, column in self.columns.items():
             column.append(figures.get(name, np.nan))
         self.length += 1
+
+    def drop_last(self, n):
+        """Forget the last ``n`` entries."""
+        if n > 0:
+            for column in self.columns.values():
+                del column[-n:]
+            self.length -= n
 
     def as_dict(self):
         return {name: np.asarray(values) for name, values in self.columns.items()}
@@ -263,17 +300,20 @@ class EpochTrainingMixin(ABC):
         step = self._make_step()
         n_samples = train[0].shape[0]
         last_epoch = self.n_iter_ + n_epochs
+        evaluated = validation is not None or bool(self.verbose)
+        checked, saved = self.n_iter_, self._training_state()
         for _ in range(n_epochs):
             epoch = self.n_iter_ + 1
             start = time.perf_counter()
             self._begin_epoch(epoch)
-            saved = self._training_state()
             order = rs.permutation(n_samples)
             for batch in gen_batches(n_samples, self.batch_size):
                 rows = order[batch]
                 step(tuple(array[rows] for array in train))
             self._end_epoch()
-            self._check_divergence(epoch, saved)
+            if check_due(epoch, last_epoch, n_samples, evaluated):
+                self._check_divergence(epoch, saved, checked)
+                checked, saved = epoch, self._training_state()
             self.n_iter_ = epoch
             figures = self._epoch_figures()
             if validation is not None:
@@ -304,7 +344,11 @@ class EpochTrainingMixin(ABC):
             setattr(self, criterion.best_attribute, stopper.best_value)
         self.history_ = self._history.as_dict()
 
-    def _check_divergence(self, epoch, saved):
+    def _check_divergence(self, epoch, saved, checked):
+        """Raise ``DivergenceError`` if the model diverged in the epochs
+        since epoch ``checked``, the last that passed its check, whose
+        state ``saved`` is then restored (and ``n_iter_`` and the history
+        with it)."""
         # The check looks for overflow and NaN: numpy's warnings about them
         # would only repeat its finding.
         with np.errstate(all="ignore"):
@@ -312,8 +356,14 @@ class EpochTrainingMixin(ABC):
         if problem is None:
             return
         self._set_training_state(saved)
+        self._history.drop_last(epoch - 1 - checked)
+        self.n_iter_ = checked
         self.history_ = self._history.as_dict()
+        if checked == epoch - 1:
+            where, kept = f"in epoch {epoch}", "from the start of that epoch"
+        else:
+            where = f"between epochs {checked + 1} and {epoch}"
+            kept = f"after epoch {checked}, the last checked,"
         raise DivergenceError(
-            f"Training diverged in epoch {epoch}: {problem} The parameters "
-            "from the start of that epoch were kept."
+            f"Training diverged {where}: {problem} The parameters {kept} were kept."
         )
