@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_rbm import ConditionalRBMRegressor, DCPBernoulliRBM, FrankWolfeRBM
+from sklearn_rbm import (
+    ConditionalRBMRegressor,
+    DCPBernoulliRBM,
+    FrankWolfeRBM,
+    GaussianBernoulliRBM,
+)
 from sklearn_rbm._core.divergence import likelihood_ceiling, softplus_row_sums
 from sklearn_rbm._partition.exact import _free_energy
 from sklearn_rbm._rbm.layers.bernoulli import _check_log_unnormalised
@@ -186,3 +191,12 @@ def test_a_divergence_between_checks_keeps_the_last_checked_epoch(digits):
         rbm.fit(digits[:100])
     assert rbm.n_iter_ == 6
     np.testing.assert_array_equal(rbm.components_, rbm.weights_after_[5])
+
+
+def test_gaussian_divergence_on_constant_features_says_to_drop_them():
+    """Standardising a constant feature leaves it constant: the advice that
+    helps is to drop it."""
+    X = np.ones((50, 5))
+    X[:, 0] = np.random.default_rng(0).standard_normal(50)
+    with pytest.raises(FloatingPointError, match=r"4 of the 5 features of X are con"):
+        GaussianBernoulliRBM(random_state=0).fit(X)

@@ -970,10 +970,20 @@ class GaussianLayer(Layer):
         names, settings = blamed_settings(
             model, if_changed=("momentum", "weight_decay", "sigma_learning_rate_factor")
         )
-        return (
+        advice = (
             f"with {settings}. Use a smaller {' or '.join(names)}, check that X is "
             "standardised, or fix sigma."
         )
+        # A constant feature's density is a spike of width min_sigma, which
+        # any weight on it wrecks: standardising does not help, dropping does.
+        constant = np.flatnonzero(model.base_sigma_ <= self.min_sigma)
+        if constant.size:
+            advice += (
+                f" {constant.size} of the {model.n_features_in_} "
+                f"features of X are constant (first: {constant[:5].tolist()}): "
+                "drop them first (sklearn.feature_selection.VarianceThreshold)."
+            )
+        return advice
 
     def after_fit(self, model):
         if not self.learns_sigma:
