@@ -62,7 +62,15 @@ def load_start(path, X, w, threads):
     written there."""
     if os.path.exists(path):
         with open(path, "rb") as handle:
-            return pickle.load(handle)
+            plm = pickle.load(handle)
+        # The sampler's kernel trusts its shapes: a start of another family
+        # would crash it, not raise.
+        if plm.coupling_.shape[:2] != (X.shape[1], X.shape[1]):
+            raise SystemExit(
+                f"{path} holds a model of {plm.coupling_.shape[0]} sites, but the "
+                f"alignment has {X.shape[1]} columns: give the start of this family."
+            )
+        return plm
     cpu = time.process_time()
     plm = PottsPseudoLikelihood(
         n_states=_STATES, lambda_e=_START_LAMBDA_E, n_jobs=threads
