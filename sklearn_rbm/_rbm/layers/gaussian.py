@@ -976,7 +976,7 @@ class GaussianLayer(Layer):
         )
         # A constant feature's density is a spike of width min_sigma, which
         # any weight on it wrecks: standardising does not help, dropping does.
-        constant = np.flatnonzero(model.base_sigma_ <= self.min_sigma)
+        constant = np.flatnonzero(self._constant(model))
         if constant.size:
             advice += (
                 f" {constant.size} of the {model.n_features_in_} "
@@ -985,13 +985,17 @@ class GaussianLayer(Layer):
             )
         return advice
 
+    def _constant(self, model):
+        """Which features the training data hold constant: their standard
+        deviation is at the floor."""
+        return model.base_sigma_ <= self.min_sigma
+
     def after_fit(self, model):
         if not self.learns_sigma:
             return
         # Constant features start at the floor; the learned sigma may leave it.
         at_floor = np.flatnonzero(
-            (model.sigma_ <= self.min_sigma * (1 + 1e-6))
-            | (model.base_sigma_ <= self.min_sigma)
+            (model.sigma_ <= self.min_sigma * (1 + 1e-6)) | self._constant(model)
         )
         if at_floor.size:
             warn(
