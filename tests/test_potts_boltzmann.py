@@ -187,7 +187,7 @@ def test_gibbs_chains_sample_the_model():
     counters = np.zeros(M, dtype=np.int64)
     no_record = np.empty((0, M, L), dtype=np.uint8)
     gibbs_sweeps(chains, h.astype(np.float32), J.astype(np.float32), 30, keys,
-                 counters, no_record)  # fmt: skip
+                 counters, no_record, np.ones(M, np.float32), np.empty(M))  # fmt: skip
     assert np.all(counters == 30 * L)
     _, p1, p2 = _exact_marginals(h, J)
     _, f2 = frequencies(chains, n_states=Q)
@@ -218,10 +218,73 @@ def test_gibbs_chains_draw_from_fields_summed_afresh():
                 expected[c, i] = min(np.searchsorted(np.cumsum(p), u, "right"), Q - 1)
         expected_visited.append(expected.copy())
     counters = np.zeros(M, dtype=np.int64)
-    gibbs_sweeps(chains, h32, J32, n_sweeps, keys, counters, visited)
+    gibbs_sweeps(chains, h32, J32, n_sweeps, keys, counters, visited,
+                 np.ones(M, np.float32), np.empty(M))  # fmt: skip
     assert np.array_equal(chains, expected)
     assert np.array_equal(visited, np.array(expected_visited))
     assert np.all(counters == n_sweeps * L)
+
+
+def test_tempered_chains_sample_the_model_at_their_temperature():
+    """A chain at inverse temperature ``beta`` samples ``P(x)^beta`` (the
+    exact marginals of ``(beta h, beta J)``), and ``scores`` is the model's
+    log-weight of each chain's last state."""
+    h, J = _random_model(12)
+    M = 20000
+    rng = np.random.default_rng(1)
+    chains = rng.integers(0, Q, size=(M, L)).astype(np.uint8)
+    keys = rng.integers(0, 2**63, size=M).astype(np.uint64)
+    counters = np.zeros(M, dtype=np.int64)
+    betas = np.repeat(np.float32([1.0, 0.4]), M // 2)
+    scores = np.empty(M)
+    gibbs_sweeps(chains, h.astype(np.float32), J.astype(np.float32), 30, keys,
+                 counters, np.empty((0, M, L), np.uint8), betas, scores)  # fmt: skip
+    for half, beta in ((slice(0, M // 2), 1.0), (slice(M // 2, M), 0.4)):
+        _, _, p2 = _exact_marginals(beta * h, beta * J)
+        _, f2 = frequencies(chains[half], n_states=Q)
+        assert np.max(np.abs(f2 - p2)) < 0.02
+    _, _, p2_cold = _exact_marginals(h, J)
+    assert np.max(np.abs(frequencies(chains[M // 2 :], n_states=Q)[1] - p2_cold)) > 0.05
+    np.testing.assert_allclose(scores, _energies(chains.astype(int), h, J), atol=1e-5)
+
+
+def test_tempered_sampler_keeps_every_temperature_exact():
+    """Parallel tempering's swaps keep each temperature's distribution: after
+    many sweep-and-swap rounds from a start far from equilibrium, the
+    ``beta = 1`` chains' frequencies are the model's exact marginals, and
+    swaps were accepted."""
+    from sklearn_rbm._potts.boltzmann import _Chains
+
+    h, J = _random_model(13, scale=1.2)
+    n, ladder = 6000, np.array([1.0, 0.7, 0.4])
+    states = np.zeros((n * ladder.size, L), dtype=np.uint8)  # all chains alike
+    sampler = _Chains(states, 2, Q, np.random.default_rng(2), ladder)
+    sampler.set_model(h, J)
+    for _ in range(15):
+        sampler.sweep(2)
+    p1, p2 = sampler.statistics()
+    _, e1, e2 = _exact_marginals(h, J)
+    assert np.max(np.abs(p2 - e2)) < 0.02
+    assert np.max(np.abs(p1 - e1)) < 0.02
+    acceptance = sampler.swap_acceptance()
+    assert acceptance.shape == (2,) and np.all((acceptance > 0.05) & (acceptance < 1))
+    assert sampler.states.shape == (n, L)
+
+
+def test_tempered_fit_is_thread_invariant_and_reports_swaps():
+    X = _data(n=400)
+    settings = dict(n_chains=200, n_temperatures=3, min_beta=0.5, max_iter=8,
+                    target_pearson=1.0, random_state=4)  # fmt: skip
+    one = _fit(X, n_jobs=1, **settings)
+    two = _fit(X, n_jobs=2, **settings)
+    assert np.array_equal(one.coupling_, two.coupling_)
+    assert np.array_equal(one.chains_, two.chains_)
+    assert one.chains_.shape == (200, X.shape[1])
+    assert one.swap_acceptance_.shape == (2,)
+    assert np.all((one.swap_acceptance_ > 0) & (one.swap_acceptance_ <= 1))
+    untempered = _fit(X, n_jobs=1, **{**settings, "n_temperatures": 1})
+    assert untempered.swap_acceptance_.shape == (0,)
+    assert not np.array_equal(untempered.coupling_, one.coupling_)
 
 
 def test_fit_is_bit_identical_across_thread_counts():

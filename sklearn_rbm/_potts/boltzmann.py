@@ -187,39 +187,92 @@ def _independent_chains(f1, n_chains, rng):
 
 class _Chains:
     """The persistent chains, their random streams and the model they
-    sample (float32: ``chains.py``)."""
+    sample (float32: ``chains.py``).
 
-    def __init__(self, states, n_sweeps, q, rng):
-        self.states, self.n_sweeps, self.q = states, n_sweeps, q
-        n_chains, L = states.shape
-        self.keys = rng.integers(0, np.iinfo(np.uint64).max, size=n_chains,
+    With a ``ladder`` of ``T`` inverse temperatures (1 first) there are
+    ``T`` groups of ``n`` chains, rows ``t n, ..., (t + 1) n - 1`` sampling
+    ``P(x)^ladder[t]``, and after every call of the sampler the chains of
+    neighbouring groups in the same column ``k`` propose to swap their
+    states (parallel tempering; the even pairs and the odd pairs in turn):
+    states travel to the hot end, where they mix fast, and back. Only the
+    ``beta = 1`` group's states are the model's samples (``states``).
+    """
+
+    def __init__(self, states, n_sweeps, q, rng, ladder=(1.0,)):
+        self.all_states, self.n_sweeps, self.q = states, n_sweeps, q
+        n_total, L = states.shape
+        self.ladder = np.asarray(ladder, dtype=np.float64)
+        self.n = n_total // self.ladder.size
+        self.keys = rng.integers(0, np.iinfo(np.uint64).max, size=n_total,
                                  dtype=np.uint64, endpoint=True)  # fmt: skip
-        self.counters = np.zeros(n_chains, dtype=np.int64)
+        self.counters = np.zeros(n_total, dtype=np.int64)
+        self.betas = np.repeat(self.ladder, self.n).astype(np.float32)
+        self.scores = np.zeros(n_total)
         # The model's statistics average every sweep's states of the
         # update: n_sweeps times the samples for the price of one count per
         # sweep.
-        self.visited = np.empty((n_sweeps, n_chains, L), dtype=np.uint8)
-        self.ones = np.ones(n_sweeps * n_chains)
+        self.visited = np.empty((n_sweeps, self.n, L), dtype=np.uint8)
+        self.ones = np.ones(n_sweeps * self.n)
+        # The swaps' uniforms: a stream of their own, taken after the
+        # chains' keys (untempered chains take nothing more from ``rng``).
+        if self.ladder.size > 1:
+            self.swap_rng = np.random.default_rng(rng.integers(2**63))
+        self.accepted = np.zeros(self.ladder.size - 1, dtype=np.int64)
+        self.proposed = np.zeros(self.ladder.size - 1, dtype=np.int64)
+        self.rounds = 0
+
+    @property
+    def states(self):
+        """The ``beta = 1`` chains' states: samples of the model."""
+        return self.all_states[: self.n]
 
     def set_model(self, h, J):
         self.h = h.astype(np.float32)
         self.J = np.ascontiguousarray(J, dtype=np.float32)
 
+    def _run(self, n, visited):
+        gibbs_sweeps(self.all_states, self.h, self.J, n, self.keys, self.counters,
+                     visited, self.betas, self.scores)  # fmt: skip
+        if self.ladder.size > 1:
+            self._swap()
+
+    def _swap(self):
+        """One round of swap proposals between the groups ``(t, t + 1)`` of
+        one parity: accepted with probability ``min(1, exp((beta_t -
+        beta_{t+1}) (S(y) - S(x))))``, ``S`` the model's log-weight of the
+        states ``x`` at ``t`` and ``y`` at ``t + 1``."""
+        n = self.n
+        for t in range(self.rounds % 2, self.ladder.size - 1, 2):
+            cold, hot = slice(t * n, (t + 1) * n), slice((t + 1) * n, (t + 2) * n)
+            log_ratio = (self.ladder[t] - self.ladder[t + 1]) * (
+                self.scores[hot] - self.scores[cold]
+            )
+            u = self.swap_rng.random(n)
+            accept = np.flatnonzero(np.log(u) < log_ratio)
+            rows_cold, rows_hot = accept + t * n, accept + (t + 1) * n
+            states, scores = self.all_states, self.scores
+            states[rows_cold], states[rows_hot] = states[rows_hot], states[rows_cold]
+            scores[rows_cold], scores[rows_hot] = scores[rows_hot], scores[rows_cold]
+            self.accepted[t] += accept.size
+            self.proposed[t] += n
+        self.rounds += 1
+
     def sweep(self, n):
-        gibbs_sweeps(self.states, self.h, self.J, n, self.keys, self.counters,
-                     self.visited[:0])  # fmt: skip
+        self._run(n, self.visited[:0])
 
     def statistics(self):
-        """``(p1, p2)`` of the states of ``n_sweeps`` sweeps."""
-        gibbs_sweeps(self.states, self.h, self.J, self.n_sweeps, self.keys,
-                     self.counters, self.visited)  # fmt: skip
-        return frequencies(
-            self.visited.reshape(-1, self.states.shape[1]), self.ones, self.q
-        )
+        """``(p1, p2)`` of the ``beta = 1`` states of ``n_sweeps`` sweeps."""
+        self._run(self.n_sweeps, self.visited)
+        samples = self.visited.reshape(-1, self.all_states.shape[1])
+        return frequencies(samples, self.ones, self.q)
+
+    def swap_acceptance(self):
+        """The fraction of accepted swaps of each neighbour pair so far."""
+        return self.accepted / np.maximum(self.proposed, 1)
 
     def equilibrate(self):
-        """Sweep, ``n_sweeps`` at a time, until the chains have forgotten
-        their present states (at most ``_EQUILIBRATION_SWEEPS``):
+        """Sweep, ``n_sweeps`` at a time, until the ``beta = 1`` chains have
+        forgotten their present states (at most ``_EQUILIBRATION_SWEEPS``):
         ``(sweeps run, whether they forgot them)``."""
         before = self.states.copy()
         done = 0
@@ -272,6 +325,18 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         Gibbs sweeps of every chain between two updates (adabmDCA's
         ``nsweeps``); the model's statistics average the states of all of
         them.
+    n_temperatures : int, default=1
+        With more than one, the persistent chains are tempered (parallel
+        tempering, as the RBMs' ``solver='pt'``): ``n_chains`` chains at
+        each of ``n_temperatures`` inverse temperatures evenly spaced from 1
+        down to ``min_beta`` sample ``P(x)^beta``, and after every
+        ``n_sweeps`` sweeps neighbouring temperatures propose to swap
+        states. Only the ``beta = 1`` chains give the model's statistics;
+        the others carry states across the barriers Gibbs sampling at
+        ``beta = 1`` crosses too slowly (wide families, see the User
+        Guide). Each update then costs ``n_temperatures`` times the sweeps.
+    min_beta : float in (0, 1), default=0.8
+        The hottest inverse temperature of the tempered chains.
     learning_rate : float or None, default=None
         Initial step of every parameter in units of its gradient's running
         scale (RMSprop): about the change of a field or coupling per
@@ -357,7 +422,12 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     intercept_ : ndarray of shape (L, q)
         ``h`` in the zero-sum gauge.
     chains_ : ndarray of shape (n_chains, L), dtype uint8
-        The persistent chains' last states: samples of the fitted model.
+        The persistent chains' last states (at ``beta = 1``): samples of the
+        fitted model.
+    swap_acceptance_ : ndarray of shape (n_temperatures - 1,)
+        With tempered chains, the fraction of the swaps between inverse
+        temperatures ``t`` and ``t + 1`` accepted over the fit (empty
+        without).
     history_ : dict of ndarray
         ``'pearson'``, ``'slope'`` (of the chains' connected correlations
         against the data's), ``'time'`` (seconds since the fit started, the
@@ -424,6 +494,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         "n_states": [Interval(numbers.Integral, 2, MAX_STATES, closed="both"), None],
         "n_chains": [Interval(numbers.Integral, 2, None, closed="left")],
         "n_sweeps": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_temperatures": [Interval(numbers.Integral, 1, None, closed="left")],
+        "min_beta": [Interval(numbers.Real, 0, 1, closed="neither")],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "l2": [Interval(numbers.Real, 0, None, closed="left")],
         "l1": [Interval(numbers.Real, 0, None, closed="left")],
@@ -449,6 +521,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         n_states=None,
         n_chains=8000,
         n_sweeps=10,
+        n_temperatures=1,
+        min_beta=0.8,
         learning_rate=None,
         l2=0.0,
         l1=0.0,
@@ -469,6 +543,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         self.n_states = n_states
         self.n_chains = n_chains
         self.n_sweeps = n_sweeps
+        self.n_temperatures = n_temperatures
+        self.min_beta = min_beta
         self.learning_rate = learning_rate
         self.l2 = l2
         self.l1 = l1
@@ -669,14 +745,17 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         X = check_codes(X, "X", self.n_states)
         q = self.n_states if self.n_states is not None else max(int(X.max()) + 1, 2)
         L = X.shape[1]
-        # J, its gradient, two frequency tensors and the sampler's float32 copy.
+        T = self.n_temperatures
+        # J, its gradient, two frequency tensors and the sampler's float32
+        # copy; the chains and their visited states.
         check_memory(
-            int(4.5 * L * L * q * q * 8) + self.n_chains * L * (self.n_sweeps + 9),
+            int(4.5 * L * L * q * q * 8) + self.n_chains * L * (self.n_sweeps + 9 * T),
             f"A Boltzmann-machine fit of L={L} sites, q={q} states, "
-            f"n_chains={self.n_chains} and n_sweeps={self.n_sweeps}",
+            f"n_chains={self.n_chains}, n_sweeps={self.n_sweeps} and "
+            f"n_temperatures={T}",
             "It needs about 4.5 * L^2 * q^2 * 8 bytes plus n_chains * L * "
-            "(n_sweeps + 9): fit fewer sites (columns), a smaller alphabet, "
-            "fewer chains or fewer sweeps per update.",
+            "(n_sweeps + 9 n_temperatures): fit fewer sites (columns), a "
+            "smaller alphabet, fewer chains, sweeps per update or temperatures.",
         )
         weights = check_sample_weight(sample_weight, X.shape[0])
         if weights is None:
@@ -691,8 +770,11 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
 
         rng = kernel_rng(self.random_state)
         if chains is None:
-            chains = _independent_chains(np.exp(h), self.n_chains, rng)
-        sampler = _Chains(chains, self.n_sweeps, q, rng)
+            chains = _independent_chains(np.exp(h), self.n_chains * T, rng)
+        elif T > 1:  # a warm start's samples start every temperature
+            chains = np.tile(chains, (T, 1))
+        ladder = np.linspace(1.0, self.min_beta, T)
+        sampler = _Chains(chains, self.n_sweeps, q, rng, ladder)
         mask = None if self.couplings == "dense" else J != 0.0
         with _Threads(self.n_jobs), one_blas_thread():
             history, converged, failed_tests = self._learn(
@@ -703,7 +785,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         else:  # the zero-sum gauge would fill in the inactive couplings
             self.intercept_, self.coupling_ = h - h.mean(axis=1, keepdims=True), J
         self.density_ = 1.0 if mask is None else sparsity.density(mask)
-        self.chains_ = sampler.states
+        self.chains_ = sampler.states.copy()
+        self.swap_acceptance_ = sampler.swap_acceptance()
         self.history_ = {name: np.array(values) for name, values in history.items()}
         self.n_states_ = q
         self.n_iter_ = len(history["pearson"])

@@ -27,15 +27,21 @@ BLOCK = 32
 
 
 @jit(parallel=True)
-def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited):
+def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited, betas, scores):
     """``n_sweeps`` in-place Gibbs sweeps (sites in order) of every chain.
 
     ``chains`` (M, L) uint8 states; ``h`` (L, q) and ``J`` (L, L, q, q) the
     float32 model (``J[i, j, a, b] = J[j, i, b, a]``, zero diagonal blocks);
-    chain ``c`` draws the uniforms ``counters[c], counters[c] + 1, ...`` of
-    the stream ``keys[c]`` and ``counters`` is advanced past them. When
-    ``visited`` has shape (n_sweeps, M, L), the states after every sweep
-    are written to it; give it shape (0, M, L) to skip that.
+    chain ``c`` samples ``P(x)^betas[c]`` (float32; 1 is the model itself,
+    and multiplying by it leaves the fields' bits alone), draws the uniforms
+    ``counters[c], counters[c] + 1, ...`` of the stream ``keys[c]`` and
+    ``counters`` is advanced past them. When ``visited`` has shape
+    (n_sweeps, m, L), the states of the first ``m`` chains after every
+    sweep are written to it; give it shape (0, m, L) to skip that.
+    ``scores[c]`` (float64) receives the model's log-weight ``sum_i
+    h_i(x_i) + sum_{i<j} J_ij(x_i, x_j)`` of the chain's last state (at
+    ``beta = 1``, for the swaps of parallel tempering), read off its fields:
+    ``(sum_i h_i(x_i) + F_i(x_i)) / 2``.
 
     Every chain keeps its conditional fields ``F_i(a) = h_i(a) + sum_j
     J_ij(a, x_j)`` of all sites, summed once at the start of the call, and
@@ -64,7 +70,7 @@ def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited):
                 for c in range(lo, hi):
                     x = chains[c]
                     F = fields[c - lo]
-                    copy_(H, F[i])
+                    _scale(H, F[i], betas[c])
                     state = _draw(H, uniform(keys[c], counters[c]))
                     counters[c] += 1
                     old = x[i]
@@ -72,8 +78,28 @@ def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited):
                         x[i] = state
                         _move_fields(F, J[i], old, state)
             if record:
-                for c in range(lo, hi):
+                for c in range(lo, min(hi, visited.shape[1])):
                     copy_(visited[sweep, c], chains[c])
+        for c in range(lo, hi):
+            scores[c] = _log_weight(h, fields[c - lo], chains[c])
+
+
+@jit(inline="always")
+def _scale(H, F_i, beta):
+    """``H <- beta F_i``: the conditional fields of a chain at ``beta``."""
+    for a in range(H.shape[0]):
+        H[a] = beta * F_i[a]
+
+
+@jit(inline="always")
+def _log_weight(h, F, x):
+    """``sum_i h_i(x_i) + sum_{i<j} J_ij(x_i, x_j)`` of the state ``x`` from
+    its fields ``F_i(a) = h_i(a) + sum_j J_ij(a, x_j)``: each pair is counted
+    twice in ``sum_i F_i(x_i)``."""
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += np.float64(h[i, x[i]]) + np.float64(F[i, x[i]])
+    return 0.5 * total
 
 
 @jit(inline="always")
