@@ -54,7 +54,7 @@ import numpy as np
 from bench_potts import contact_map  # the distance file's reader
 
 from sklearn_rbm import PottsBoltzmannMachine, PottsPseudoLikelihood
-from sklearn_rbm._potts.chains import gibbs_sweeps
+from sklearn_rbm._potts.boltzmann import _Chains
 from sklearn_rbm.sequences import (
     compare_correlations,
     contact_precision,
@@ -67,17 +67,12 @@ _LINE = re.compile(r"it:\s*(\d+)\s+el_time:\s*([\d.eE+-]+).*pears_all:\s*([\d.eE
 
 def fresh_samples(bm, n_snapshots=4, sweeps_between=10, seed=1):
     """``n_snapshots`` snapshots of the fitted chains, swept on."""
-    chains = bm.chains_.copy()
-    rng = np.random.default_rng(seed)
-    keys = rng.integers(0, 2**63, size=chains.shape[0]).astype(np.uint64)
-    counters = np.zeros(chains.shape[0], dtype=np.int64)
-    h = bm.intercept_.astype(np.float32)
-    J = np.ascontiguousarray(bm.coupling_, dtype=np.float32)
-    no_record = np.empty((0, *chains.shape), dtype=np.uint8)
+    sampler = _Chains(bm.chains_.copy(), 1, bm.n_states_, np.random.default_rng(seed))
+    sampler.set_model(bm.intercept_, bm.coupling_)
     snapshots = []
     for _ in range(n_snapshots):
-        gibbs_sweeps(chains, h, J, sweeps_between, keys, counters, no_record)
-        snapshots.append(chains.copy())
+        sampler.sweep(sweeps_between)
+        snapshots.append(sampler.states.copy())
     return np.vstack(snapshots)
 
 

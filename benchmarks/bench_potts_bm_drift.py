@@ -50,7 +50,6 @@ import numpy as np
 from sklearn_rbm import PottsBoltzmannMachine, PottsPseudoLikelihood
 from sklearn_rbm._core.utils import kernel_rng
 from sklearn_rbm._potts.boltzmann import _START_LAMBDA_E, _Chains, _decorrelated
-from sklearn_rbm._potts.chains import gibbs_sweeps
 from sklearn_rbm._potts.statistics import connected, frequencies, pearson_slope
 from sklearn_rbm.sequences import read_alignment, sequence_weights
 
@@ -93,26 +92,17 @@ def drift(chains, h, J, reference, pairs, checkpoints, seed=1):
     """Copies of ``chains`` swept on at the fixed parameters ``h, J``:
     ``(sweeps, Pearson, slope, decorrelated, CPU seconds)`` at every
     checkpoint, each on the states of 10 sweeps."""
-    chains = chains.copy()
+    sampler = _Chains(chains.copy(), 10, _STATES, np.random.default_rng(seed))
+    sampler.set_model(h, J)
     start = chains.copy()
-    rng = np.random.default_rng(seed)
-    keys = rng.integers(0, 2**63, size=chains.shape[0]).astype(np.uint64)
-    counters = np.zeros(chains.shape[0], dtype=np.int64)
-    h = h.astype(np.float32)
-    J = np.ascontiguousarray(J, dtype=np.float32)
-    no_record = np.empty((0, *chains.shape), dtype=np.uint8)
-    visited = np.empty((10, *chains.shape), dtype=np.uint8)
-    ones = np.ones(10 * chains.shape[0])
     cpu, done, rows = time.process_time(), 0, []
     for checkpoint in checkpoints:
         if checkpoint - done > 10:
-            gibbs_sweeps(chains, h, J, checkpoint - done - 10, keys, counters,
-                         no_record)  # fmt: skip
-        gibbs_sweeps(chains, h, J, 10, keys, counters, visited)
+            sampler.sweep(checkpoint - done - 10)
+        p1, p2 = sampler.statistics()  # the states of 10 sweeps
         done = max(checkpoint, done + 10)
-        p1, p2 = frequencies(visited.reshape(-1, chains.shape[1]), ones, _STATES)
         pearson, slope = pearson_slope(reference, connected(p1, p2, *pairs))
-        rows.append((done, pearson, slope, bool(_decorrelated(chains, start)),
+        rows.append((done, pearson, slope, bool(_decorrelated(sampler.states, start)),
                      time.process_time() - cpu))  # fmt: skip
         print("  +%d sweeps: Pearson %.4f slope %.4f decorrelated %s, %.0f s CPU"
               % rows[-1], flush=True)  # fmt: skip
