@@ -99,6 +99,8 @@ INSTANCES = [
     # Maximum likelihood on persistent chains; the L1 penalty's proximal step.
     PottsBoltzmannMachine(n_chains=200, max_iter=20, random_state=0),
     PottsBoltzmannMachine(n_chains=200, max_iter=20, l1=0.01, l2=0.01, random_state=0),
+    # Tempered persistent chains.
+    PottsBoltzmannMachine(n_chains=100, max_iter=20, n_temperatures=2, random_state=0),
     # Sparse couplings, grown and pruned.
     *(
         PottsBoltzmannMachine(
