@@ -70,7 +70,10 @@ def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited, betas, scores)
                 for c in range(lo, hi):
                     x = chains[c]
                     F = fields[c - lo]
-                    _scale(H, F[i], betas[c])
+                    if betas[c] == 1.0:
+                        copy_(H, F[i])
+                    else:
+                        _scale(H, F[i], betas[c])
                     state = _draw(H, uniform(keys[c], counters[c]))
                     counters[c] += 1
                     old = x[i]
