@@ -248,27 +248,47 @@ def test_tempered_chains_sample_the_model_at_their_temperature():
     np.testing.assert_allclose(scores, _energies(chains.astype(int), h, J), atol=1e-5)
 
 
-def test_tempered_sampler_keeps_every_temperature_exact():
-    """Parallel tempering's swaps keep each temperature's distribution: after
-    many sweep-and-swap rounds from a start far from equilibrium, the
-    ``beta = 1`` chains' frequencies are the model's exact marginals, and
-    swaps were accepted."""
+def _ferromagnet(coupling=2.0):
+    """A Potts model with ``Q`` modes: every pair of sites prefers equal
+    states by ``coupling``, a slight field breaks the symmetry."""
+    h = np.zeros((L, Q))
+    h[:, 1] = 0.3
+    J = np.zeros((L, L, Q, Q))
+    for i in range(L):
+        for j in range(L):
+            if i != j:
+                J[i, j] = coupling * np.eye(Q)
+    return h, J
+
+
+def test_tempered_sampler_crosses_barriers_plain_chains_do_not():
+    """On a model with ``Q`` well-separated modes, chains all started in one
+    mode stay there under Gibbs sampling at ``beta = 1``; tempered ones
+    (their swaps keep every temperature's distribution) reach the model's
+    exact marginals, and their swaps were accepted."""
     from sklearn_rbm._potts.boltzmann import _Chains
 
-    h, J = _random_model(13, scale=1.2)
-    n, ladder = 6000, np.array([1.0, 0.7, 0.4])
-    states = np.zeros((n * ladder.size, L), dtype=np.uint8)  # all chains alike
-    sampler = _Chains(states, 2, Q, np.random.default_rng(2), ladder)
-    sampler.set_model(h, J)
-    for _ in range(15):
-        sampler.sweep(2)
-    p1, p2 = sampler.statistics()
+    h, J = _ferromagnet()
     _, e1, e2 = _exact_marginals(h, J)
-    assert np.max(np.abs(p2 - e2)) < 0.02
-    assert np.max(np.abs(p1 - e1)) < 0.02
-    acceptance = sampler.swap_acceptance()
-    assert acceptance.shape == (2,) and np.all((acceptance > 0.05) & (acceptance < 1))
-    assert sampler.states.shape == (n, L)
+    n = 4000
+
+    def marginals(ladder):
+        states = np.zeros((n * ladder.size, L), dtype=np.uint8)  # one mode
+        sampler = _Chains(states, 2, Q, np.random.default_rng(2), ladder)
+        sampler.set_model(h, J)
+        for _ in range(40):
+            sampler.sweep(2)
+        return sampler.statistics(), sampler
+
+    (p1, p2), tempered = marginals(np.array([1.0, 0.75, 0.5, 0.3]))
+    assert np.max(np.abs(p1 - e1)) < 0.03
+    assert np.max(np.abs(p2 - e2)) < 0.03
+    acceptance = tempered.swap_acceptance()
+    assert acceptance.shape == (3,) and np.all((acceptance > 0.05) & (acceptance < 1))
+    assert tempered.states.shape == (n, L)
+    (plain_p1, _), plain = marginals(np.array([1.0]))
+    assert np.max(np.abs(plain_p1 - e1)) > 0.3  # stuck in the start's mode
+    assert plain.swap_acceptance().shape == (0,)
 
 
 def test_tempered_fit_is_thread_invariant_and_reports_swaps():
