@@ -4,6 +4,7 @@ Run from the repository root::
 
     PYTHONPATH=. python benchmarks/bench_potts_bm_drift.py ALIGNMENT START \\
         [--n-chains 2000] [--n-sweeps 10] [--learning-rate 0.002] \\
+        [--n-temperatures 1] [--min-beta 0.8] \\
         [--max-iter 40] [--probe 10,20,50,100,200,400] [--threads 1] \\
         [--stopping-test]
 
@@ -35,7 +36,10 @@ chains as the fit left them (``_Chains.equilibrate``: sweeps until they
 have forgotten that state, at most ``_EQUILIBRATION_SWEEPS``, then the
 statistics of one update), and prints its sweeps, Pearson correlation,
 slope and whether it passes ``target_pearson=0.95`` with a slope within
-0.05 of one (the defaults). Its chains draw from fresh random streams.
+0.05 of one (the defaults). Its chains draw from fresh random streams; with
+``--n-temperatures`` above 1 they are tempered on the fit's ladder (every
+temperature starting from the fit's ``beta = 1`` states), as the
+estimator's test is; the drift probe stays at ``beta = 1``.
 """
 
 import argparse
@@ -111,8 +115,11 @@ def drift(chains, h, J, reference, pairs, checkpoints, seed=1):
 
 def stopping_test(bm, reference, pairs, target=0.95, tolerance=0.05):
     """The estimator's stopping test on the fitted ``bm``'s chains at its
-    fixed parameters: ``(sweeps, Pearson, slope, passed)``."""
-    sampler = _Chains(bm.chains_.copy(), bm.n_sweeps, bm.n_states_, kernel_rng(2))
+    fixed parameters (tempered on its ladder): ``(sweeps, Pearson, slope,
+    passed)``."""
+    ladder = np.linspace(1.0, bm.min_beta, bm.n_temperatures)
+    states = np.tile(bm.chains_, (ladder.size, 1))
+    sampler = _Chains(states, bm.n_sweeps, bm.n_states_, kernel_rng(2), ladder)
     sampler.set_model(bm.intercept_, bm.coupling_)
     cpu = time.process_time()
     sweeps, forgot = sampler.equilibrate()
@@ -151,6 +158,8 @@ def main():
     parser = family_parser(__doc__.split("\n")[0])
     parser.add_argument("--n-sweeps", type=int, default=10)
     parser.add_argument("--learning-rate", type=float, default=None)
+    parser.add_argument("--n-temperatures", type=int, default=1)
+    parser.add_argument("--min-beta", type=float, default=0.8)
     parser.add_argument("--max-iter", type=int, default=40)
     parser.add_argument("--stopping-test", action="store_true")
     args = parser.parse_args()
@@ -158,6 +167,7 @@ def main():
     bm = PottsBoltzmannMachine(
         n_states=_STATES, init=plm, n_chains=args.n_chains, n_sweeps=args.n_sweeps,
         learning_rate=args.learning_rate, max_iter=args.max_iter,
+        n_temperatures=args.n_temperatures, min_beta=args.min_beta,
         target_pearson=1.0, n_jobs=args.threads, random_state=0,
     )  # fmt: skip
     cpu = time.process_time()
@@ -165,6 +175,8 @@ def main():
         warnings.simplefilter("ignore")  # max_iter is the point here
         bm.fit(X, sample_weight=w)
     print(f"fit: {bm.n_iter_} updates, {time.process_time() - cpu:.0f} s CPU")
+    if bm.n_temperatures > 1:
+        print(f"  swaps accepted per pair: {np.round(bm.swap_acceptance_, 3)}")
     for update, (pearson, slope) in enumerate(
         zip(bm.history_["pearson"], bm.history_["slope"], strict=True), start=1
     ):
