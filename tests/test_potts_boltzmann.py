@@ -307,6 +307,23 @@ def test_tempered_fit_is_thread_invariant_and_reports_swaps():
     assert not np.array_equal(untempered.coupling_, one.coupling_)
 
 
+def test_tempered_fit_warns_about_a_gap_in_its_ladder():
+    """Two temperatures far apart on a strongly coupled model: the hot
+    chains' states are almost never accepted at ``beta = 1``, and the fit
+    says so, naming the pair."""
+    rng = np.random.default_rng(0)
+    X = np.repeat(rng.integers(0, 2, size=(400, 1)), 20, axis=1).astype(np.uint8)
+    flips = rng.random(X.shape) < 0.02
+    X[flips] = 1 - X[flips]
+    bm = PottsBoltzmannMachine(n_chains=200, max_iter=5, n_temperatures=2,
+                               min_beta=0.05, random_state=0)  # fmt: skip
+    with pytest.warns(UserWarning, match="1 <-> 0.05"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            bm.fit(X)
+    assert bm.swap_acceptance_[0] < 0.01
+
+
 def test_fit_is_bit_identical_across_thread_counts():
     X = _data(n=400)
     settings = dict(n_chains=300, max_iter=15, target_pearson=1.0, random_state=4)

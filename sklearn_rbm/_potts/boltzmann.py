@@ -31,6 +31,7 @@ from .._core.utils import (
     one_blas_thread,
     warn,
 )
+from .._rbm.tempering import GAP_ACCEPTANCE
 from . import sparsity
 from .base import PottsModel
 from .chains import gibbs_sweeps
@@ -169,6 +170,23 @@ def _not_converged_message(estimator, history, failed_tests):
         f"increase n_sweeps (now {estimator.n_sweeps}) or lower learning_rate, "
         "and warm-start from this fit with init=."
     )
+
+
+def _warn_about_gaps(ladder, acceptance):
+    """Warn when a neighbour pair of the tempered chains accepted almost no
+    swaps: states no longer travel through that gap of the ladder."""
+    gaps = np.flatnonzero(acceptance < GAP_ACCEPTANCE)
+    if gaps.size:
+        pairs = ", ".join(
+            f"{ladder[t]:.3g} <-> {ladder[t + 1]:.3g}: {acceptance[t]:.2%}"
+            for t in gaps
+        )
+        warn(
+            f"Parallel tempering: swaps between neighbouring inverse temperatures "
+            f"were almost never accepted ({pairs}); states did not travel across "
+            "the ladder there. Use more temperatures (n_temperatures) or a "
+            "min_beta closer to 1."
+        )
 
 
 def _independent_chains(f1, n_chains, rng):
@@ -787,6 +805,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         self.density_ = 1.0 if mask is None else sparsity.density(mask)
         self.chains_ = sampler.states.copy()
         self.swap_acceptance_ = sampler.swap_acceptance()
+        _warn_about_gaps(ladder, self.swap_acceptance_)
         self.history_ = {name: np.array(values) for name, values in history.items()}
         self.n_states_ = q
         self.n_iter_ = len(history["pearson"])

@@ -32,8 +32,8 @@ def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited, betas, scores)
 
     ``chains`` (M, L) uint8 states; ``h`` (L, q) and ``J`` (L, L, q, q) the
     float32 model (``J[i, j, a, b] = J[j, i, b, a]``, zero diagonal blocks);
-    chain ``c`` samples ``P(x)^betas[c]`` (float32; 1 is the model itself,
-    and multiplying by it leaves the fields' bits alone), draws the uniforms
+    chain ``c`` samples ``P(x)^betas[c]`` (float32; at 1, the model itself,
+    it draws from its fields as they are, not scaled), draws the uniforms
     ``counters[c], counters[c] + 1, ...`` of the stream ``keys[c]`` and
     ``counters`` is advanced past them. When ``visited`` has shape
     (n_sweeps, m, L), the states of the first ``m`` chains after every
