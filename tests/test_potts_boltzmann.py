@@ -176,18 +176,27 @@ def test_gradient_matches_finite_differences():
     assert np.all(grad_J[np.arange(L), np.arange(L)] == 0.0)
 
 
+def _swept_chains(h, J, betas, seed, n_sweeps=30):
+    """Chains started uniformly at random and swept by the compiled sampler
+    at the inverse temperatures ``betas`` (one a chain): ``(chains,
+    counters, scores)``."""
+    M = betas.size
+    rng = np.random.default_rng(seed)
+    chains = rng.integers(0, Q, size=(M, L)).astype(np.uint8)
+    keys = rng.integers(0, 2**63, size=M).astype(np.uint64)
+    counters = np.zeros(M, dtype=np.int64)
+    scores = np.empty(M)
+    gibbs_sweeps(chains, h.astype(np.float32), J.astype(np.float32), n_sweeps,
+                 keys, counters, np.empty((0, M, L), dtype=np.uint8),
+                 betas.astype(np.float32), scores)  # fmt: skip
+    return chains, counters, scores
+
+
 def test_gibbs_chains_sample_the_model():
     """The compiled sampler's chains, swept long, have the model's exact
     two-site marginals."""
     h, J = _random_model(11)
-    M = 20000
-    rng = np.random.default_rng(0)
-    chains = rng.integers(0, Q, size=(M, L)).astype(np.uint8)
-    keys = rng.integers(0, 2**63, size=M).astype(np.uint64)
-    counters = np.zeros(M, dtype=np.int64)
-    no_record = np.empty((0, M, L), dtype=np.uint8)
-    gibbs_sweeps(chains, h.astype(np.float32), J.astype(np.float32), 30, keys,
-                 counters, no_record, np.ones(M, np.float32), np.empty(M))  # fmt: skip
+    chains, counters, _ = _swept_chains(h, J, np.ones(20000), seed=0)
     assert np.all(counters == 30 * L)
     _, p1, p2 = _exact_marginals(h, J)
     _, f2 = frequencies(chains, n_states=Q)
@@ -231,14 +240,7 @@ def test_tempered_chains_sample_the_model_at_their_temperature():
     log-weight of each chain's last state."""
     h, J = _random_model(12)
     M = 20000
-    rng = np.random.default_rng(1)
-    chains = rng.integers(0, Q, size=(M, L)).astype(np.uint8)
-    keys = rng.integers(0, 2**63, size=M).astype(np.uint64)
-    counters = np.zeros(M, dtype=np.int64)
-    betas = np.repeat(np.float32([1.0, 0.4]), M // 2)
-    scores = np.empty(M)
-    gibbs_sweeps(chains, h.astype(np.float32), J.astype(np.float32), 30, keys,
-                 counters, np.empty((0, M, L), np.uint8), betas, scores)  # fmt: skip
+    chains, _, scores = _swept_chains(h, J, np.repeat([1.0, 0.4], M // 2), seed=1)
     for half, beta in ((slice(0, M // 2), 1.0), (slice(M // 2, M), 0.4)):
         _, _, p2 = _exact_marginals(beta * h, beta * J)
         _, f2 = frequencies(chains[half], n_states=Q)
