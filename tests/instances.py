@@ -177,6 +177,8 @@ def instance_id(estimator):
         setting += "-one-hot"
     if getattr(estimator, "couplings", "dense") != "dense":
         setting += f"-{estimator.couplings}"
+    if (getattr(estimator, "n_temperatures", None) or 1) > 1:
+        setting += "-tempered"
     return f"{type(estimator).__name__}-{setting}"
 
 

@@ -362,6 +362,14 @@ def other_process_fingerprints():
     return json.loads(result.stdout)
 
 
+def test_instance_ids_tell_every_instance_apart():
+    """The tests key results by :func:`instance_id` (the other process's
+    fingerprints, the bad-input surfaces): two instances sharing an id would
+    compare one with the other."""
+    ids = [instance_id(estimator) for estimator in INSTANCES]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
 @pytest.mark.parametrize("estimator", INSTANCES, ids=instance_id)
 def test_same_random_state_is_bit_identical_across_processes(
     estimator, other_process_fingerprints
