@@ -448,6 +448,22 @@ def test_frequencies_and_correlations_by_brute_force():
     assert np.all(C[1, 1] == 0)
 
 
+def test_pearson_slope_of_tiny_correlations():
+    """Correlations so small (1e-101) that the product of their variances underflows
+    (weights of 1e150 make such data) still give Pearson's correlation."""
+    from sklearn_rbm._potts.statistics import pearson_slope
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=50)
+    y = x + 0.5 * rng.normal(size=50)
+    expected = np.corrcoef(x, y)[0, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pearson, slope = pearson_slope(1e-101 * x, 1e-101 * y)
+    assert pearson == pytest.approx(expected, rel=1e-12)
+    assert slope == pytest.approx(pearson_slope(x, y)[1], rel=1e-12)
+
+
 def test_three_site_check_against_numpy():
     from sklearn_rbm._potts.statistics import three_site_connected
 

@@ -50,7 +50,10 @@ def pearson_slope(reference, other):
     xx, yy, xy = float(x @ x), float(y @ y), float(x @ y)
     if xx == 0.0 or yy == 0.0:
         return 0.0, 0.0 if xx == 0.0 else xy / xx
-    return xy / np.sqrt(xx * yy), xy / xx
+    scale = np.sqrt(xx * yy)
+    if scale == 0.0:  # the product underflowed (correlations below 1e-77)
+        scale = np.sqrt(xx) * np.sqrt(yy)
+    return xy / scale, xy / xx
 
 
 def random_triplets(L, q, n, rng):
