@@ -6,7 +6,7 @@ Run from the repository root::
         [--n-chains 2000] [--n-sweeps 10] [--learning-rate 0.002] \\
         [--n-temperatures 1] [--min-beta 0.8] \\
         [--max-iter 40] [--probe 10,20,50,100,200,400] [--threads 1] \\
-        [--stopping-test]
+        [--stopping-test] [--save FITTED.pkl]
 
 ``ALIGNMENT`` is a FASTA / A2M file (gzip allowed). ``START`` is a pickle of
 the pseudo-likelihood start (``PottsPseudoLikelihood(lambda_e=4)``, the
@@ -162,6 +162,7 @@ def main():
     parser.add_argument("--min-beta", type=float, default=0.8)
     parser.add_argument("--max-iter", type=int, default=40)
     parser.add_argument("--stopping-test", action="store_true")
+    parser.add_argument("--save", help="pickle the fitted estimator there")
     args = parser.parse_args()
     X, w, plm = load_family(args)
     bm = PottsBoltzmannMachine(
@@ -175,6 +176,9 @@ def main():
         warnings.simplefilter("ignore")  # max_iter is the point here
         bm.fit(X, sample_weight=w)
     print(f"fit: {bm.n_iter_} updates, {time.process_time() - cpu:.0f} s CPU")
+    if args.save:
+        with open(args.save, "wb") as handle:
+            pickle.dump(bm, handle)
     if bm.n_temperatures > 1:
         print(f"  swaps accepted per pair: {np.round(bm.swap_acceptance_, 3)}")
     for update, (pearson, slope) in enumerate(

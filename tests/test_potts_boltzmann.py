@@ -326,6 +326,22 @@ def test_tempered_fit_warns_about_a_gap_in_its_ladder():
     assert bm.swap_acceptance_[0] < 0.01
 
 
+def test_tempered_fit_of_one_update_does_not_warn_about_unproposed_pairs():
+    """One update runs one swap round, of the even pairs only: the odd
+    pairs' acceptance (0 of 0) is no gap to warn about."""
+    X = _data(n=400)
+    bm = PottsBoltzmannMachine(n_chains=200, max_iter=1, n_temperatures=3,
+                               target_pearson=1.0, random_state=0)  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        # A ConvergenceWarning is a UserWarning: this filter, added last,
+        # is matched first.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        bm.fit(X)
+    assert bm.swap_acceptance_[0] > 0.1
+    assert bm.swap_acceptance_[1] == 0.0
+
+
 def test_fit_is_bit_identical_across_thread_counts():
     X = _data(n=400)
     settings = dict(n_chains=300, max_iter=15, target_pearson=1.0, random_state=4)

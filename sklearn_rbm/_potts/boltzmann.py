@@ -172,10 +172,12 @@ def _not_converged_message(estimator, history, failed_tests):
     )
 
 
-def _warn_about_gaps(ladder, acceptance):
+def _warn_about_gaps(ladder, acceptance, proposed):
     """Warn when a neighbour pair of the tempered chains accepted almost no
-    swaps: states no longer travel through that gap of the ladder."""
-    gaps = np.flatnonzero(acceptance < GAP_ACCEPTANCE)
+    swaps: states no longer travel through that gap of the ladder. A pair
+    never proposed (a fit of one update swaps only the even pairs) says
+    nothing about its gap."""
+    gaps = np.flatnonzero((acceptance < GAP_ACCEPTANCE) & (proposed > 0))
     if gaps.size:
         pairs = ", ".join(
             f"{ladder[t]:.3g} <-> {ladder[t + 1]:.3g}: {acceptance[t]:.2%}"
@@ -805,7 +807,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         self.density_ = 1.0 if mask is None else sparsity.density(mask)
         self.chains_ = sampler.states.copy()
         self.swap_acceptance_ = sampler.swap_acceptance()
-        _warn_about_gaps(ladder, self.swap_acceptance_)
+        _warn_about_gaps(ladder, self.swap_acceptance_, sampler.proposed)
         self.history_ = {name: np.array(values) for name, values in history.items()}
         self.n_states_ = q
         self.n_iter_ = len(history["pearson"])
