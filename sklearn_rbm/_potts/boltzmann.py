@@ -31,7 +31,7 @@ from .._core.utils import (
     one_blas_thread,
     warn,
 )
-from .._rbm.tempering import GAP_ACCEPTANCE
+from .._rbm.tempering import GAP_ACCEPTANCE, GAP_MIN_PROPOSALS
 from . import sparsity
 from .base import PottsModel
 from .chains import gibbs_sweeps
@@ -174,10 +174,11 @@ def _not_converged_message(estimator, history, failed_tests):
 
 def _warn_about_gaps(ladder, acceptance, proposed):
     """Warn when a neighbour pair of the tempered chains accepted almost no
-    swaps: states no longer travel through that gap of the ladder. A pair
-    never proposed (a fit of one update swaps only the even pairs) says
-    nothing about its gap."""
-    gaps = np.flatnonzero((acceptance < GAP_ACCEPTANCE) & (proposed > 0))
+    swaps: states no longer travel through that gap of the ladder. As for
+    the RBMs, a pair is judged only after ``GAP_MIN_PROPOSALS`` proposals (a
+    fit of one update proposes none to the odd pairs)."""
+    judged = proposed >= GAP_MIN_PROPOSALS
+    gaps = np.flatnonzero((acceptance < GAP_ACCEPTANCE) & judged)
     if gaps.size:
         pairs = ", ".join(
             f"{ladder[t]:.3g} <-> {ladder[t + 1]:.3g}: {acceptance[t]:.2%}"
