@@ -6,13 +6,15 @@ Run from the repository root::
         [--n-chains 2000] [--n-sweeps 10] [--learning-rate 0.002] \\
         [--n-temperatures 1] [--min-beta 0.8] \\
         [--max-iter 40] [--probe 10,20,50,100,200,400] [--threads 1] \\
-        [--stopping-test] [--save FITTED.pkl]
+        [--stopping-test] [--save FITTED.pkl] [--lambda-e 4] [--start-only]
 
 ``ALIGNMENT`` is a FASTA / A2M file (gzip allowed). ``START`` is a pickle of
 the pseudo-likelihood start (``PottsPseudoLikelihood(lambda_e=4)``, the
 default ``init``'s): it is fitted and written there when the file does not
 exist (816 s of CPU on PF13354, 202 columns), and read otherwise, so that
-several settings can be compared from one start.
+several settings can be compared from one start. ``--lambda-e`` fits the
+start with another coupling penalty (a pickle holds the penalty it was
+fitted with, and another is refused).
 
 The fit runs ``--max-iter`` updates with ``target_pearson=1``: no stopping
 test interrupts it, and ``history_`` records the persistent chains' in-fit
@@ -28,8 +30,15 @@ signal (on PF13354, at the defaults' rate and 10 sweeps an update, with the
 same loop in ``bench_potts_bm_schedules.py``: 0.988 in the fit, 0.955 100
 sweeps later, 0.919 200 sweeps later; see the User Guide). Printed: the
 in-fit trajectory (update, Pearson, slope), the probe's (sweeps, Pearson,
-slope, decorrelated, CPU seconds), and the CPU seconds of the fit and of
-the probe.
+slope, the chains' mean site entropy and mean distance between two chains,
+the fraction of sites that differ, against the reweighted data's,
+decorrelated, CPU seconds), and the CPU seconds of the fit and of the probe.
+A model whose chains lose the data's diversity as they relax (entropy and
+distance falling together) has a condensed equilibrium.
+
+``--start-only`` skips the fit and probes the start itself, from 2,000
+(``--n-chains``) rows drawn from the reweighted alignment: on PF13354 the
+starts of ``lambda_e`` 4, 16 and 64 all condense (see the User Guide).
 
 ``--stopping-test`` then runs the estimator's own stopping test on the
 chains as the fit left them (``_Chains.equilibrate``: sweeps until they
@@ -60,12 +69,17 @@ from sklearn_rbm.sequences import read_alignment, sequence_weights
 _STATES = 21
 
 
-def load_start(path, X, w, threads):
-    """The pseudo-likelihood start, read from ``path`` or fitted and
-    written there."""
+def load_start(path, X, w, threads, lambda_e=_START_LAMBDA_E):
+    """The pseudo-likelihood start with coupling penalty ``lambda_e``, read
+    from ``path`` or fitted and written there."""
     if os.path.exists(path):
         with open(path, "rb") as handle:
             plm = pickle.load(handle)
+        if plm.lambda_e != lambda_e:
+            raise SystemExit(
+                f"{path} holds a start fitted with lambda_e={plm.lambda_e}, not "
+                f"{lambda_e}: name another file for this penalty."
+            )
         # The sampler's kernel trusts its shapes: a start of another family
         # would crash it, not raise.
         if plm.coupling_.shape[:2] != (X.shape[1], X.shape[1]):
@@ -76,7 +90,7 @@ def load_start(path, X, w, threads):
         return plm
     cpu = time.process_time()
     plm = PottsPseudoLikelihood(
-        n_states=_STATES, lambda_e=_START_LAMBDA_E, n_jobs=threads
+        n_states=_STATES, lambda_e=lambda_e, n_jobs=threads
     ).fit(X, sample_weight=w)
     print(f"pseudo-likelihood start: {time.process_time() - cpu:.0f} s CPU")
     with open(path, "wb") as handle:
@@ -92,10 +106,29 @@ def data_correlations(X, w):
     return connected(f1, f2, *pairs), pairs
 
 
+def diversity(states, weights=None, n_pairs=20000, seed=0):
+    """``(mean site entropy in nats, mean fraction of sites at which two
+    rows differ)`` of ``states`` (rows weighted by ``weights``, if given;
+    the distance over ``n_pairs`` random pairs of rows)."""
+    n, L = states.shape
+    weights = np.ones(n) if weights is None else weights
+    counts = np.zeros((L, _STATES))
+    for i in range(L):
+        counts[i] = np.bincount(states[:, i], weights=weights, minlength=_STATES)
+    f = counts / counts.sum(axis=1, keepdims=True)
+    entropy = -np.sum(f * np.log(np.where(f > 0.0, f, 1.0)), axis=1).mean()
+    rng = np.random.default_rng(seed)
+    p = weights / weights.sum()
+    a, b = rng.choice(n, n_pairs, p=p), rng.choice(n, n_pairs, p=p)
+    keep = a != b
+    return float(entropy), float(np.mean(states[a[keep]] != states[b[keep]]))
+
+
 def drift(chains, h, J, reference, pairs, checkpoints, seed=1):
     """Copies of ``chains`` swept on at the fixed parameters ``h, J``:
-    ``(sweeps, Pearson, slope, decorrelated, CPU seconds)`` at every
-    checkpoint, each on the states of 10 sweeps."""
+    ``(sweeps, Pearson, slope, site entropy, distance, decorrelated, CPU
+    seconds)`` at every checkpoint, the statistics on the states of 10
+    sweeps, the diversity (:func:`diversity`) on the chains' states."""
     sampler = _Chains(chains.copy(), 10, _STATES, np.random.default_rng(seed))
     sampler.set_model(h, J)
     start = chains.copy()
@@ -106,10 +139,11 @@ def drift(chains, h, J, reference, pairs, checkpoints, seed=1):
         p1, p2 = sampler.statistics()  # the states of 10 sweeps
         done = max(checkpoint, done + 10)
         pearson, slope = pearson_slope(reference, connected(p1, p2, *pairs))
-        rows.append((done, pearson, slope, bool(_decorrelated(sampler.states, start)),
+        rows.append((done, pearson, slope, *diversity(sampler.states),
+                     bool(_decorrelated(sampler.states, start)),
                      time.process_time() - cpu))  # fmt: skip
-        print("  +%d sweeps: Pearson %.4f slope %.4f decorrelated %s, %.0f s CPU"
-              % rows[-1], flush=True)  # fmt: skip
+        print("  +%d sweeps: Pearson %.4f slope %.4f site entropy %.3f distance "
+              "%.3f decorrelated %s, %.0f s CPU" % rows[-1], flush=True)  # fmt: skip
     return rows
 
 
@@ -140,6 +174,9 @@ def family_parser(description):
     parser.add_argument("--n-chains", type=int, default=2000)
     parser.add_argument("--probe", default="10,20,50,100,200,400")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--lambda-e", type=float, default=_START_LAMBDA_E, help="the start's penalty"
+    )
     return parser
 
 
@@ -151,7 +188,7 @@ def load_family(args):
     w = sequence_weights(X)
     print(f"{args.alignment}: {X.shape[0]} sequences x {X.shape[1]} columns, "
           f"N_eff {w.sum():.0f}; {vars(args)}", flush=True)  # fmt: skip
-    return X, w, load_start(args.start, X, w, args.threads)
+    return X, w, load_start(args.start, X, w, args.threads, args.lambda_e)
 
 
 def main():
@@ -163,8 +200,19 @@ def main():
     parser.add_argument("--max-iter", type=int, default=40)
     parser.add_argument("--stopping-test", action="store_true")
     parser.add_argument("--save", help="pickle the fitted estimator there")
+    parser.add_argument(
+        "--start-only", action="store_true", help="probe the start alone, no fit"
+    )
     args = parser.parse_args()
     X, w, plm = load_family(args)
+    reference, pairs = data_correlations(X, w)
+    checkpoints = [int(c) for c in args.probe.split(",")]
+    print("the data: site entropy %.3f distance %.3f" % diversity(X, w))
+    if args.start_only:
+        rows = np.random.default_rng(0).choice(X.shape[0], args.n_chains, p=w / w.sum())
+        print("the start's chains, from rows of the data:")
+        drift(X[rows], plm.intercept_, plm.coupling_, reference, pairs, checkpoints)
+        return
     bm = PottsBoltzmannMachine(
         n_states=_STATES, init=plm, n_chains=args.n_chains, n_sweeps=args.n_sweeps,
         learning_rate=args.learning_rate, max_iter=args.max_iter,
@@ -186,9 +234,7 @@ def main():
     ):
         print(f"  update {update}: in-fit Pearson {pearson:.4f} slope {slope:.4f}")
 
-    reference, pairs = data_correlations(X, w)
     print("the chains swept on at the fitted parameters:")
-    checkpoints = [int(c) for c in args.probe.split(",")]
     drift(bm.chains_, bm.intercept_, bm.coupling_, reference, pairs, checkpoints)
     if args.stopping_test:
         stopping_test(bm, reference, pairs)
