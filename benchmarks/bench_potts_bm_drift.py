@@ -7,6 +7,7 @@ Run from the repository root::
         [--n-temperatures 1] [--min-beta 0.8] \\
         [--max-iter 40] [--probe 10,20,50,100,200,400] [--threads 1] \\
         [--stopping-test] [--save FITTED.pkl] [--lambda-e 4] [--start-only]
+        [--coupling-scale 1]
 
 ``ALIGNMENT`` is a FASTA / A2M file (gzip allowed). ``START`` is a pickle of
 the pseudo-likelihood start (``PottsPseudoLikelihood(lambda_e=4)``, the
@@ -39,6 +40,9 @@ distance falling together) has a condensed equilibrium.
 ``--start-only`` skips the fit and probes the start itself, from 2,000
 (``--n-chains``) rows drawn from the reweighted alignment: on PF13354 the
 starts of ``lambda_e`` 4, 16 and 64 all condense (see the User Guide).
+``--coupling-scale`` multiplies the start's couplings for that probe (its
+fields unchanged): where between the disordered model (0) and the start (1)
+the condensation sets in.
 
 ``--stopping-test`` then runs the estimator's own stopping test on the
 chains as the fit left them (``_Chains.equilibrate``: sweeps until they
@@ -203,6 +207,7 @@ def main():
     parser.add_argument(
         "--start-only", action="store_true", help="probe the start alone, no fit"
     )
+    parser.add_argument("--coupling-scale", type=float, default=1.0)
     args = parser.parse_args()
     X, w, plm = load_family(args)
     reference, pairs = data_correlations(X, w)
@@ -210,8 +215,10 @@ def main():
     print("the data: site entropy %.3f distance %.3f" % diversity(X, w))
     if args.start_only:
         rows = np.random.default_rng(0).choice(X.shape[0], args.n_chains, p=w / w.sum())
-        print("the start's chains, from rows of the data:")
-        drift(X[rows], plm.intercept_, plm.coupling_, reference, pairs, checkpoints)
+        scale = args.coupling_scale
+        print(f"the start's chains (couplings times {scale}), from rows of the data:")
+        drift(X[rows], plm.intercept_, scale * plm.coupling_, reference, pairs,
+              checkpoints)  # fmt: skip
         return
     bm = PottsBoltzmannMachine(
         n_states=_STATES, init=plm, n_chains=args.n_chains, n_sweeps=args.n_sweeps,
