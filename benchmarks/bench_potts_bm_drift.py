@@ -67,6 +67,7 @@ import numpy as np
 from sklearn_rbm import PottsBoltzmannMachine, PottsPseudoLikelihood
 from sklearn_rbm._core.utils import kernel_rng
 from sklearn_rbm._potts.boltzmann import _START_LAMBDA_E, _Chains, _decorrelated
+from sklearn_rbm._potts.model import site_counts
 from sklearn_rbm._potts.statistics import connected, frequencies, pearson_slope
 from sklearn_rbm.sequences import read_alignment, sequence_weights
 
@@ -114,11 +115,9 @@ def diversity(states, weights=None, n_pairs=20000, seed=0):
     """``(mean site entropy in nats, mean fraction of sites at which two
     rows differ)`` of ``states`` (rows weighted by ``weights``, if given;
     the distance over ``n_pairs`` random pairs of rows)."""
-    n, L = states.shape
+    n = states.shape[0]
     weights = np.ones(n) if weights is None else weights
-    counts = np.zeros((L, _STATES))
-    for i in range(L):
-        counts[i] = np.bincount(states[:, i], weights=weights, minlength=_STATES)
+    counts = site_counts(states, weights, _STATES)
     f = counts / counts.sum(axis=1, keepdims=True)
     entropy = -np.sum(f * np.log(np.where(f > 0.0, f, 1.0)), axis=1).mean()
     rng = np.random.default_rng(seed)
@@ -209,6 +208,8 @@ def main():
     )
     parser.add_argument("--coupling-scale", type=float, default=1.0)
     args = parser.parse_args()
+    if args.coupling_scale != 1.0 and not args.start_only:
+        parser.error("--coupling-scale scales the start for --start-only's probe")
     X, w, plm = load_family(args)
     reference, pairs = data_correlations(X, w)
     checkpoints = [int(c) for c in args.probe.split(",")]
