@@ -19,6 +19,8 @@ read_alignment
     in plmc's alphabet order.
 sequence_weights
     1 / the number of sequences at least 80 % identical (plmc, CCMpred).
+gap_filter
+    The sequences without long runs of gaps or too many gaps.
 apc
     The average product correction of a score matrix.
 top_contacts
@@ -57,6 +59,7 @@ __all__ = [
     "contact_precision",
     "CorrelationComparison",
     "frequencies",
+    "gap_filter",
     "parse_mutations",
     "read_alignment",
     "sequence_weights",
@@ -158,6 +161,67 @@ def sequence_weights(X, identity=0.8):
     """
     X = _codes(X)
     return _data.sequence_weights(X, float(identity))
+
+
+@validate_params(
+    {
+        "X": ["array-like"],
+        "max_gap_run": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "max_gap_fraction": [Interval(numbers.Real, 0, 1, closed="both"), None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def gap_filter(X, *, max_gap_run=None, max_gap_fraction=None):
+    """Which sequences have few gaps: a boolean mask to select rows with.
+
+    Fragments and badly aligned sequences carry long runs of gaps; a
+    Boltzmann machine fitted to them spends its couplings on the gaps'
+    correlations. A sequence is kept when its longest run of consecutive
+    gaps (code 0, the gap of every alphabet of :func:`read_alignment`) is at
+    most ``max_gap_run`` and its fraction of gaps at most
+    ``max_gap_fraction``; a criterion left at None is not applied.
+    adabmDCA's curated alignment of the beta-lactamase family
+    (``PF13354_mgap6``) is ArDCA's ``PF13354_wo_ref_seqs`` with
+    ``max_gap_run=6``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_sequences, L)
+        State codes.
+    max_gap_run : int, default=None
+        Longest run of consecutive gaps a kept sequence may have.
+    max_gap_fraction : float, default=None
+        Largest fraction of a kept sequence's columns that may be gaps.
+
+    Returns
+    -------
+    keep : ndarray of shape (n_sequences,), dtype bool
+        True for the sequences that meet every criterion given; select them
+        (and their ids) with ``X[keep]``, and weigh the kept sequences anew
+        with :func:`sequence_weights`.
+
+    Examples
+    --------
+    >>> from sklearn_rbm.sequences import gap_filter
+    >>> X = [[1, 0, 0, 0, 2], [0, 1, 0, 2, 0], [1, 2, 3, 4, 5]]
+    >>> gap_filter(X, max_gap_run=2).tolist()
+    [False, True, True]
+    >>> gap_filter(X, max_gap_fraction=0.5).tolist()
+    [False, False, True]
+    """
+    if max_gap_run is None and max_gap_fraction is None:
+        raise ValueError(
+            "gap_filter needs a criterion: give max_gap_run (e.g. 6, the "
+            "longest run of consecutive gaps to keep) or max_gap_fraction "
+            "(e.g. 0.2), or both."
+        )
+    X = _codes(X)
+    keep = np.ones(X.shape[0], dtype=bool)
+    if max_gap_run is not None:
+        keep &= _data.longest_gap_runs(X) <= max_gap_run
+    if max_gap_fraction is not None:
+        keep &= np.count_nonzero(X == 0, axis=1) <= max_gap_fraction * X.shape[1]
+    return keep
 
 
 def _square_scores(scores):

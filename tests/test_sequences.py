@@ -16,6 +16,7 @@ from sklearn_rbm.sequences import (
     ALPHABETS,
     apc,
     contact_precision,
+    gap_filter,
     read_alignment,
     sequence_weights,
     top_contacts,
@@ -138,6 +139,46 @@ def test_sequence_weights_refuse_bad_codes():
         sequence_weights([[0, -1], [1, 1]])
     with pytest.raises(ValueError, match="identity"):
         sequence_weights([[0, 1], [1, 1]], identity=1.5)
+
+
+def _brute_force_longest_gap_run(row):
+    text = "".join("-" if code == 0 else "x" for code in row)
+    return max((len(run) for run in text.split("x")), default=0)
+
+
+@pytest.mark.parametrize("max_gap_run", [0, 1, 3, 12])
+@pytest.mark.parametrize("max_gap_fraction", [None, 0.0, 0.25, 1.0])
+def test_gap_filter_equals_brute_force(max_gap_run, max_gap_fraction):
+    rng = np.random.default_rng(2)
+    # Gaps in runs of every length, from none to whole rows of gaps.
+    gap_probability = np.linspace(0.0, 0.9, 60)[:, None]
+    X = rng.integers(1, 5, size=(60, 12)) * (rng.random((60, 12)) > gap_probability)
+    X[0] = 0
+    X[1, 3:9] = 0
+    runs = np.array([_brute_force_longest_gap_run(row) for row in X])
+    fractions = (X == 0).mean(axis=1)
+    expected = runs <= max_gap_run
+    if max_gap_fraction is not None:
+        expected &= fractions <= max_gap_fraction
+    keep = gap_filter(X, max_gap_run=max_gap_run, max_gap_fraction=max_gap_fraction)
+    assert keep.dtype == bool and keep.tolist() == expected.tolist()
+    # Each setting keeps some rows, and refuses some unless it allows all gaps.
+    assert expected.any()
+    assert not expected.all() or (max_gap_run == 12 and max_gap_fraction in (None, 1))
+
+
+def test_gap_filter_needs_a_criterion_and_checks_it():
+    X = [[0, 1], [1, 1]]
+    assert gap_filter(X, max_gap_fraction=0.5).tolist() == [True, True]
+    assert gap_filter(X, max_gap_fraction=0.49).tolist() == [False, True]
+    with pytest.raises(ValueError, match="max_gap_run.*max_gap_fraction"):
+        gap_filter(X)
+    with pytest.raises(ValueError, match="max_gap_fraction"):
+        gap_filter(X, max_gap_fraction=1.5)
+    with pytest.raises(ValueError, match="max_gap_run"):
+        gap_filter(X, max_gap_run=-1)
+    with pytest.raises(ValueError, match="state codes"):
+        gap_filter([[0, -1]], max_gap_run=1)
 
 
 def test_apc_is_the_average_product_correction():

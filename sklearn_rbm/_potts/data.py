@@ -100,6 +100,17 @@ def sequence_weights(X, identity):
     return 1.0 / counts[inverse]
 
 
+def longest_gap_runs(X):
+    """The length of the longest run of consecutive gaps (code 0) in each row
+    of the codes ``X``: one pass over the columns, vectorised over rows."""
+    run = np.zeros(X.shape[0], dtype=np.intp)
+    longest = np.zeros(X.shape[0], dtype=np.intp)
+    for column in X.T:
+        run = np.where(column == 0, run + 1, 0)
+        np.maximum(longest, run, out=longest)
+    return longest
+
+
 def check_identity(identity):
     if (
         isinstance(identity, bool)
