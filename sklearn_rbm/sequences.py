@@ -174,9 +174,9 @@ def sequence_weights(X, identity=0.8):
 def gap_filter(X, *, max_gap_run=None, max_gap_fraction=None):
     """Which sequences have few gaps: a boolean mask to select rows with.
 
-    Fragments and badly aligned sequences carry long runs of gaps; a
-    Boltzmann machine fitted to them spends its couplings on the gaps'
-    correlations. A sequence is kept when its longest run of consecutive
+    Fragments and badly aligned sequences carry long runs of gaps, which a
+    Potts model of the family then fits as correlations of the gap state. A
+    sequence is kept when its longest run of consecutive
     gaps (code 0, the gap of every alphabet of :func:`read_alignment`) is at
     most ``max_gap_run`` and its fraction of gaps at most
     ``max_gap_fraction``; a criterion left at None is not applied.
@@ -220,7 +220,9 @@ def gap_filter(X, *, max_gap_run=None, max_gap_fraction=None):
     if max_gap_run is not None:
         keep &= _data.longest_gap_runs(X) <= max_gap_run
     if max_gap_fraction is not None:
-        keep &= np.count_nonzero(X == 0, axis=1) <= max_gap_fraction * X.shape[1]
+        # The fraction as a quotient, rounded as the literal is: 29 gaps of
+        # 100 columns meet 0.29, which 29 <= 0.29 * 100 (28.999...) would not.
+        keep &= np.count_nonzero(X == 0, axis=1) / X.shape[1] <= max_gap_fraction
     return keep
 
 

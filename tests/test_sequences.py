@@ -171,6 +171,11 @@ def test_gap_filter_needs_a_criterion_and_checks_it():
     X = [[0, 1], [1, 1]]
     assert gap_filter(X, max_gap_fraction=0.5).tolist() == [True, True]
     assert gap_filter(X, max_gap_fraction=0.49).tolist() == [False, True]
+    # A fraction met exactly, which the product 0.29 * 100 = 28.999... misses.
+    exactly = np.ones((1, 100), dtype=int)
+    exactly[0, :29] = 0
+    assert gap_filter(exactly, max_gap_fraction=0.29).tolist() == [True]
+    assert gap_filter(exactly, max_gap_fraction=0.28).tolist() == [False]
     with pytest.raises(ValueError, match="max_gap_run.*max_gap_fraction"):
         gap_filter(X)
     with pytest.raises(ValueError, match="max_gap_fraction"):
