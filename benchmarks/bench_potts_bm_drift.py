@@ -48,11 +48,11 @@ the condensation sets in.
 chains as the fit left them (``_Chains.equilibrate``: sweeps until they
 have forgotten that state, at most ``_EQUILIBRATION_SWEEPS``, then the
 statistics of one update), and prints its sweeps, Pearson correlation,
-slope and whether it passes ``target_pearson=0.95`` with a slope within
-0.05 of one (the defaults). Its chains draw from fresh random streams; with
-``--n-temperatures`` above 1 they are tempered on the fit's ladder (every
-temperature starting from the fit's ``beta = 1`` states), as the
-estimator's test is; the drift probe stays at ``beta = 1``.
+slope and whether it passes the estimator's defaults (``target_pearson``
+0.95, a slope within ``slope_tolerance`` 0.05 of one). Its chains draw
+from fresh random streams; with ``--n-temperatures`` above 1 they are
+tempered on the fit's ladder (every temperature starting from the fit's
+``beta = 1`` states), as the estimator's test is; the drift probe stays at ``beta = 1``.
 """
 
 import argparse
@@ -150,10 +150,13 @@ def drift(chains, h, J, reference, pairs, checkpoints, seed=1):
     return rows
 
 
-def stopping_test(bm, reference, pairs, target=0.95, tolerance=0.05):
+def stopping_test(bm, reference, pairs):
     """The estimator's stopping test on the fitted ``bm``'s chains at its
-    fixed parameters (tempered on its ladder): ``(sweeps, Pearson, slope,
+    fixed parameters (tempered on its ladder), against the estimator's
+    default target and slope tolerance: ``(sweeps, Pearson, slope,
     passed)``."""
+    defaults = PottsBoltzmannMachine()
+    target, tolerance = defaults.target_pearson, defaults.slope_tolerance
     ladder = np.linspace(1.0, bm.min_beta, bm.n_temperatures)
     states = np.tile(bm.chains_, (ladder.size, 1))
     sampler = _Chains(states, bm.n_sweeps, bm.n_states_, kernel_rng(2), ladder)

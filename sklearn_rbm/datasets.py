@@ -25,7 +25,8 @@ from ._core.utils import (
     kernel_rng,
 )
 from ._fvbm import model as _fvbm_model
-from ._potts import kernels as _potts_kernels
+from ._potts.chains import SAMPLE_CHAINS
+from ._potts.chains import draw_samples as draw_potts_samples
 
 __all__ = [
     "make_bars_and_stripes",
@@ -676,9 +677,9 @@ def make_potts(
     ``n_sites`` is odd) and every pair gets a ``q x q`` coupling block of
     independent normals with standard deviation ``coupling_scale``; the fields
     are normals with standard deviation 0.3. The sequences are drawn by Gibbs
-    sampling from uniform random starts (16 chains, ``burn_in`` sweeps, then
-    one state every ``thinning`` sweeps). A model whose true contacts are
-    known, for direct coupling analysis with
+    sampling from uniform random starts (up to 256 chains, ``burn_in``
+    sweeps, then one state every ``thinning`` sweeps). A model whose true
+    contacts are known, for direct coupling analysis with
     :class:`~sklearn_rbm.PottsPseudoLikelihood`.
 
     Parameters
@@ -720,12 +721,12 @@ def make_potts(
     L, q = n_sites, n_states
     _check_size(L * L * q * q, f"n_sites={L} with n_states={q}", "Use fewer sites.")
     check_memory(
-        n_samples * L + 16 * L,
+        n_samples * L + SAMPLE_CHAINS * L,
         f"n_samples={n_samples} sequences of {L} sites",
         "Draw fewer sequences.",
     )
     check_sampling_work(
-        float(16 + n_samples) * (burn_in + thinning) * L * q,
+        float(SAMPLE_CHAINS + n_samples) * (burn_in + thinning) * L * q,
         f"make_potts(n_samples={n_samples}, n_sites={L}, burn_in={burn_in}, "
         f"thinning={thinning}) (sweeps x L q)",
         "Draw fewer sequences or sweeps.",
@@ -740,12 +741,7 @@ def make_potts(
         coupling[i, j], coupling[j, i] = block, block.T
         contacts[i, j] = contacts[j, i] = True
     intercept = rng.normal(0.0, 0.3, (L, q))
-    n_chains = min(n_samples, 16)
-    per_chain = -(-n_samples // n_chains)
-    stream = kernel_rng(rng)
-    start = stream.integers(0, q, size=(n_chains, L))
-    site_major = np.ascontiguousarray(coupling.transpose(0, 1, 3, 2))
-    X = _potts_kernels.gibbs_sample(
-        intercept, site_major, start, per_chain, burn_in, thinning, stream
+    X = draw_potts_samples(
+        intercept, coupling, n_samples, burn_in, thinning, kernel_rng(rng)
     )
-    return X[:n_samples], contacts, coupling, intercept
+    return X, contacts, coupling, intercept

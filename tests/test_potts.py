@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sklearn_rbm import FVBMPseudoLikelihood, PottsPseudoLikelihood
 from sklearn_rbm._potts import kernels
+from sklearn_rbm._potts.chains import draw_samples
 from sklearn_rbm._potts.model import (
     PairLayout,
     Preconditioned,
@@ -348,9 +349,7 @@ def test_couplings_recovered_from_a_known_sparse_model():
         tuple(sorted((int(perm[k]), int(perm[(k + 3) % L])))) for k in range(0, L, 4)
     }
     h, J = _sparse_potts(L, q, edges, rng)
-    Jt = np.ascontiguousarray(J.transpose(0, 1, 3, 2))
-    start = rng.integers(0, q, size=(20, L))
-    X = kernels.gibbs_sample(h, Jt, start, 150, 200, 3, np.random.default_rng(0))
+    X = draw_samples(h, J, 3000, 200, 3, np.random.default_rng(0))
     potts = PottsPseudoLikelihood(n_states=q, lambda_e=1.0).fit(X)
     scores = potts.contact_scores(apc=False, include_gap=True)
     iu = np.triu_indices(L, 1)
@@ -370,6 +369,17 @@ def test_sampling_is_reproducible_and_follows_the_model():
     codes = a.astype(int) @ (3 ** np.arange(4)[::-1])
     empirical = np.bincount(codes, minlength=81) / len(a)
     assert 0.5 * np.abs(empirical - p).sum() < 0.08  # total variation
+
+
+def test_samples_do_not_depend_on_the_thread_count():
+    X, w = _tiny_data()
+    potts = PottsPseudoLikelihood(lambda_e=1.0, random_state=0).fit(X, sample_weight=w)
+    # 1,000 rows: 256 chains in 8 blocks, so two threads split the work.
+    draws = [
+        potts.set_params(n_jobs=n_jobs).sample(1000, burn_in=5, thinning=1)
+        for n_jobs in (1, 2)
+    ]
+    assert np.array_equal(*draws)
 
 
 def test_contact_scores_are_symmetric_with_zero_diagonal():

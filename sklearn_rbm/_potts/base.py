@@ -8,6 +8,7 @@ contact scores, Gibbs samples, mutation effects and (through
 
 import math
 
+import numba
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -22,9 +23,32 @@ from .._core.utils import (
 from .._partition.annealing import ais_band, ais_betas
 from .._partition.exact import LogPartition
 from . import kernels
+from .chains import SAMPLE_CHAINS, draw_samples
 from .contacts import coupling_scores
 from .data import check_codes
 from .mutations import check_wild_type, potts_effects
+
+
+class Threads:
+    """``numba.set_num_threads(n_jobs)`` for the duration of a block,
+    restored in ``finally`` (``n_jobs`` as in joblib: None keeps numba's
+    setting, -1 is every thread numba has)."""
+
+    def __init__(self, n_jobs):
+        most = numba.config.NUMBA_NUM_THREADS
+        if n_jobs is None:
+            self.n = numba.get_num_threads()
+        elif n_jobs < 0:
+            self.n = max(1, most + 1 + n_jobs)
+        else:
+            self.n = min(n_jobs, most)
+
+    def __enter__(self):
+        self.previous = numba.get_num_threads()
+        numba.set_num_threads(self.n)
+
+    def __exit__(self, *exc):
+        numba.set_num_threads(self.previous)
 
 
 class PottsModel:
@@ -139,8 +163,14 @@ class PottsModel:
     def sample(self, n_samples=1, *, burn_in=1000, thinning=10, random_state=None):
         """Draw sequences from the fitted model by Gibbs sampling.
 
-        ``min(n_samples, 16)`` chains started at uniform random states, each
-        run ``burn_in`` sweeps, then one state kept every ``thinning`` sweeps.
+        ``min(n_samples, 256)`` chains started at uniform random states,
+        each run ``burn_in`` sweeps, then one state kept every ``thinning``
+        sweeps. The chains run in parallel numba threads (``n_jobs``), each
+        on its own random stream: the same sequences whatever the number of
+        threads. The generative check (:func:`sequences.compare_correlations`)
+        needs many samples: the Pearson correlation of the data's own rows
+        redrawn with their weights is limited by their number (see the User
+        Guide).
 
         Parameters
         ----------
@@ -155,35 +185,29 @@ class PottsModel:
         Returns
         -------
         X : ndarray of shape (n_samples, L), dtype uint8
-            State codes.
+            State codes; row ``k n + c`` is the ``k``-th state of chain
+            ``c`` of ``n``.
         """
         check_is_fitted(self)
         L, q = self.n_features_in_, self.n_states_
-        n_chains = min(n_samples, 16)
-        per_chain = -(-n_samples // n_chains)
+        n_chains = min(n_samples, SAMPLE_CHAINS)
+        rounds = -(-n_samples // n_chains)
         check_memory(
-            n_chains * per_chain * L,
+            n_chains * rounds * L + 4 * L * L * q * q,
             f"sample(n_samples={n_samples}) of {L} sites",
             "Draw fewer samples, or draw them in several calls.",
         )
         check_sampling_work(
-            float(n_chains) * (burn_in + per_chain * thinning) * L * L * q,
+            float(n_chains) * (burn_in + rounds * thinning) * L * L * q,
             f"sample(n_samples={n_samples}, burn_in={burn_in}, "
             f"thinning={thinning}) (sweeps x L^2 q)",
             "Draw fewer samples or use a smaller thinning, in several calls if needed.",
         )
         rng = kernel_rng(self.random_state if random_state is None else random_state)
-        start = rng.integers(0, self.n_states_, size=(n_chains, self.n_features_in_))
-        X = kernels.gibbs_sample(
-            self.intercept_,
-            self._site_major(),
-            start,
-            per_chain,
-            burn_in,
-            thinning,
-            rng,
-        )
-        return X[:n_samples]
+        with Threads(self.n_jobs):
+            return draw_samples(
+                self.intercept_, self.coupling_, n_samples, burn_in, thinning, rng
+            )
 
     def mutation_effects(self, wild_type):
         """Log-probability change of every single mutant of ``wild_type``.

@@ -25,6 +25,50 @@ from .kernels import _add_one, _exponentiate
 #: every chain of the block instead of from memory by each.
 BLOCK = 32
 
+#: Most chains of one :func:`draw_samples`: eight blocks, for the threads,
+#: and few enough that their burn-in is a small part of a large draw.
+SAMPLE_CHAINS = 8 * BLOCK
+
+
+def stream_keys(rng, n_chains):
+    """The 64-bit keys of ``n_chains`` counter-based random streams, drawn
+    from the numpy Generator ``rng``."""
+    top = np.iinfo(np.uint64).max
+    return rng.integers(0, top, size=n_chains, dtype=np.uint64, endpoint=True)
+
+
+def draw_samples(h, J, n_samples, burn_in, thinning, rng):
+    """``n_samples`` Gibbs samples (uint8 rows) of the Potts model ``h`` (L,
+    q), ``J`` (L, L, q, q) with ``J[i, j, a, b] = J[j, i, b, a]``.
+
+    ``min(n_samples, SAMPLE_CHAINS)`` chains start at uniform random states
+    drawn from ``rng``, run ``burn_in`` sweeps, then give one state every
+    ``thinning`` sweeps; row ``k n + c`` is chain ``c``'s ``k``-th state, so
+    every chain gives about as many rows. The chains are swept in parallel
+    on their own random streams: the same rows whatever the thread count.
+    """
+    L, q = h.shape
+    n_chains = min(n_samples, SAMPLE_CHAINS)
+    rounds = -(-n_samples // n_chains)
+    chains = rng.integers(0, q, size=(n_chains, L)).astype(np.uint8)
+    keys = stream_keys(rng, n_chains)
+    counters = np.zeros(n_chains, dtype=np.int64)
+    betas = np.ones(n_chains, dtype=np.float32)
+    scores = np.empty(n_chains)
+    no_record = np.empty((0, n_chains, L), dtype=np.uint8)
+    h32 = h.astype(np.float32)
+    J32 = np.ascontiguousarray(J, dtype=np.float32)
+
+    def sweep(n):
+        gibbs_sweeps(chains, h32, J32, n, keys, counters, no_record, betas, scores)
+
+    sweep(burn_in)
+    out = np.empty((rounds * n_chains, L), dtype=np.uint8)
+    for k in range(rounds):
+        sweep(thinning)
+        out[k * n_chains : (k + 1) * n_chains] = chains
+    return out[:n_samples]
+
 
 @jit(parallel=True)
 def gibbs_sweeps(chains, h, J, n_sweeps, keys, counters, visited, betas, scores):

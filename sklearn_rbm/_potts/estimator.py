@@ -8,7 +8,6 @@ kernels in ``kernels.py``, the data helpers in ``data.py``.
 
 import numbers
 
-import numba
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
@@ -30,7 +29,7 @@ from .._core.utils import (
     warn,
 )
 from . import kernels
-from .base import PottsModel
+from .base import PottsModel, Threads
 from .data import MAX_STATES, check_codes, distinct_rows
 from .model import (
     CHUNK,
@@ -81,27 +80,6 @@ def _unconverged_message(potts, result):
         f"{result.fun:.6g}). Use moderate penalties (lambda_h, lambda_e, alpha), "
         "a larger tol, or another solver."
     )
-
-
-class _Threads:
-    """``numba.set_num_threads(n_jobs)`` for the duration of a block,
-    restored in ``finally``."""
-
-    def __init__(self, n_jobs):
-        most = numba.config.NUMBA_NUM_THREADS
-        if n_jobs is None:
-            self.n = numba.get_num_threads()
-        elif n_jobs < 0:
-            self.n = max(1, most + 1 + n_jobs)
-        else:
-            self.n = min(n_jobs, most)
-
-    def __enter__(self):
-        self.previous = numba.get_num_threads()
-        numba.set_num_threads(self.n)
-
-    def __exit__(self, *exc):
-        numba.set_num_threads(self.previous)
 
 
 class PottsPseudoLikelihood(PottsModel, LikelihoodMixin, BaseEstimator):
@@ -183,7 +161,8 @@ class PottsPseudoLikelihood(PottsModel, LikelihoodMixin, BaseEstimator):
         one Gibbs sweep each.
     n_jobs : int or None, default=None
         Threads of the compiled objective (``numba.set_num_threads`` during
-        the fit, restored after), or of the node-wise fits (joblib threads).
+        the fit and :meth:`sample`, restored after), or of the node-wise
+        fits (joblib threads).
         None keeps numba's current setting; -1 all threads. The result does
         not depend on it.
     random_state : int, RandomState instance or None, default=None
@@ -333,7 +312,7 @@ class PottsPseudoLikelihood(PottsModel, LikelihoodMixin, BaseEstimator):
         entry = SOLVERS[self.solver]
         check_memory(
             _fit_memory(
-                X.shape[0], L, q, self.solver, self.history, _Threads(self.n_jobs).n
+                X.shape[0], L, q, self.solver, self.history, Threads(self.n_jobs).n
             ),
             f"A Potts fit of L={L} sites and q={q} states (solver="
             f"{self.solver!r}, history={self.history})",
@@ -367,12 +346,12 @@ class PottsPseudoLikelihood(PottsModel, LikelihoodMixin, BaseEstimator):
             self.tol,
             self.history,
             self.verbose,
-            _Threads(self.n_jobs).n,
+            Threads(self.n_jobs).n,
             self.alpha / unit,
         )
         # The solvers' vector operations are small: BLAS threads would only
         # spin against the compiled objective's threads.
-        with _Threads(self.n_jobs), one_blas_thread():
+        with Threads(self.n_jobs), one_blas_thread():
             result = SOLVERS[self.solver].make_step(problem)(theta0)
         theta = result.x
         if not np.all(np.isfinite(theta)):

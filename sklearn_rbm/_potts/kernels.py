@@ -699,30 +699,6 @@ def _draw_independent(x, base, P, rng):
 
 
 @jit
-def gibbs_sample(h, Jt, start, n_per_chain, burn_in, thinning, rng):
-    """Samples of ``len(start)`` Gibbs chains, ``n_per_chain`` each, chain
-    after chain (one random stream, a fixed order)."""
-    n_chains, L = start.shape
-    q = h.shape[1]
-    out = np.empty((n_chains * n_per_chain, L), dtype=np.uint8)
-    H = np.empty(q)
-    P = np.empty(q)
-    zero = np.zeros_like(h)
-    x = np.empty(L, dtype=np.int64)
-    for c in range(n_chains):
-        for i in range(L):
-            x[i] = start[c, i]
-        for _ in range(burn_in):
-            _gibbs_sweep(x, h, Jt, 1.0, zero, H, P, rng)
-        for k in range(n_per_chain):
-            for _ in range(thinning):
-                _gibbs_sweep(x, h, Jt, 1.0, zero, H, P, rng)
-            for i in range(L):
-                out[c * n_per_chain + k, i] = x[i]
-    return out
-
-
-@jit
 def ais_log_weights(h, J, Jt, base, betas, n_chains, rng):
     """Log importance weights of AIS runs from the independent-site model
     ``softmax(base[i])`` at ``beta = 0`` to the Potts model at ``beta = 1``
