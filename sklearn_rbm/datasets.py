@@ -25,8 +25,8 @@ from ._core.utils import (
     kernel_rng,
 )
 from ._fvbm import model as _fvbm_model
-from ._potts.chains import SAMPLE_CHAINS
 from ._potts.chains import draw_samples as draw_potts_samples
+from ._potts.chains import sample_chains, sampling_work
 
 __all__ = [
     "make_bars_and_stripes",
@@ -677,8 +677,9 @@ def make_potts(
     ``n_sites`` is odd) and every pair gets a ``q x q`` coupling block of
     independent normals with standard deviation ``coupling_scale``; the fields
     are normals with standard deviation 0.3. The sequences are drawn by Gibbs
-    sampling from uniform random starts (up to 256 chains, ``burn_in``
-    sweeps, then one state every ``thinning`` sweeps). A model whose true
+    sampling from uniform random starts (16 to 256 chains, one for every 128
+    sequences, ``burn_in`` sweeps, then one state every ``thinning``
+    sweeps). A model whose true
     contacts are known, for direct coupling analysis with
     :class:`~sklearn_rbm.PottsPseudoLikelihood`.
 
@@ -721,14 +722,14 @@ def make_potts(
     L, q = n_sites, n_states
     _check_size(L * L * q * q, f"n_sites={L} with n_states={q}", "Use fewer sites.")
     check_memory(
-        n_samples * L + SAMPLE_CHAINS * L,
+        n_samples * L + sample_chains(n_samples) * L,
         f"n_samples={n_samples} sequences of {L} sites",
         "Draw fewer sequences.",
     )
     check_sampling_work(
-        float(SAMPLE_CHAINS + n_samples) * (burn_in + thinning) * L * q,
+        sampling_work(n_samples, burn_in, thinning, L, q),
         f"make_potts(n_samples={n_samples}, n_sites={L}, burn_in={burn_in}, "
-        f"thinning={thinning}) (sweeps x L q)",
+        f"thinning={thinning}) (sweeps x L^2 q / 3)",
         "Draw fewer sequences or sweeps.",
     )
     rng = check_random_state(random_state)

@@ -374,9 +374,9 @@ def test_sampling_is_reproducible_and_follows_the_model():
 def test_samples_do_not_depend_on_the_thread_count():
     X, w = _tiny_data()
     potts = PottsPseudoLikelihood(lambda_e=1.0, random_state=0).fit(X, sample_weight=w)
-    # 1,000 rows: 256 chains in 8 blocks, so two threads split the work.
+    # 8,192 rows: 64 chains in two blocks, so two threads split the work.
     draws = [
-        potts.set_params(n_jobs=n_jobs).sample(1000, burn_in=5, thinning=1)
+        potts.set_params(n_jobs=n_jobs).sample(8192, burn_in=5, thinning=1)
         for n_jobs in (1, 2)
     ]
     assert np.array_equal(*draws)

@@ -23,7 +23,7 @@ from .._core.utils import (
 from .._partition.annealing import ais_band, ais_betas
 from .._partition.exact import LogPartition
 from . import kernels
-from .chains import SAMPLE_CHAINS, draw_samples
+from .chains import draw_samples, sample_chains, sampling_work
 from .contacts import coupling_scores
 from .data import check_codes
 from .mutations import check_wild_type, potts_effects
@@ -163,14 +163,15 @@ class PottsModel:
     def sample(self, n_samples=1, *, burn_in=1000, thinning=10, random_state=None):
         """Draw sequences from the fitted model by Gibbs sampling.
 
-        ``min(n_samples, 256)`` chains started at uniform random states,
-        each run ``burn_in`` sweeps, then one state kept every ``thinning``
-        sweeps. The chains run in parallel numba threads (``n_jobs``), each
-        on its own random stream: the same sequences whatever the number of
-        threads. The generative check (:func:`sequences.compare_correlations`)
-        needs many samples: the Pearson correlation of the data's own rows
-        redrawn with their weights is limited by their number (see the User
-        Guide).
+        One chain for every 128 samples (from 16, or ``n_samples`` if
+        fewer, to 256), started at uniform random states, each run
+        ``burn_in`` sweeps, then one state kept every ``thinning`` sweeps.
+        The chains run in parallel numba threads (``n_jobs``), each on its
+        own random stream: the same sequences whatever the number of
+        threads. The generative check
+        (:func:`sklearn_rbm.sequences.compare_correlations`) needs many
+        samples: the data's own rows, redrawn with their weights, read a
+        lower Pearson correlation the fewer they are (see the User Guide).
 
         Parameters
         ----------
@@ -190,17 +191,15 @@ class PottsModel:
         """
         check_is_fitted(self)
         L, q = self.n_features_in_, self.n_states_
-        n_chains = min(n_samples, SAMPLE_CHAINS)
-        rounds = -(-n_samples // n_chains)
         check_memory(
-            n_chains * rounds * L + 4 * L * L * q * q,
+            n_samples * L + sample_chains(n_samples) * L + 4 * L * L * q * q,
             f"sample(n_samples={n_samples}) of {L} sites",
             "Draw fewer samples, or draw them in several calls.",
         )
         check_sampling_work(
-            float(n_chains) * (burn_in + rounds * thinning) * L * L * q,
+            sampling_work(n_samples, burn_in, thinning, L, q),
             f"sample(n_samples={n_samples}, burn_in={burn_in}, "
-            f"thinning={thinning}) (sweeps x L^2 q)",
+            f"thinning={thinning}) (sweeps x L^2 q / 3)",
             "Draw fewer samples or use a smaller thinning, in several calls if needed.",
         )
         rng = kernel_rng(self.random_state if random_state is None else random_state)

@@ -25,9 +25,26 @@ from .kernels import _add_one, _exponentiate
 #: every chain of the block instead of from memory by each.
 BLOCK = 32
 
-#: Most chains of one :func:`draw_samples`: eight blocks, for the threads,
-#: and few enough that their burn-in is a small part of a large draw.
-SAMPLE_CHAINS = 8 * BLOCK
+#: :func:`draw_samples` runs a chain for every this many samples, from 16
+#: chains (a block, as many as ``n_samples`` allows) to 256 (eight blocks,
+#: for the threads): each chain's kept sweeps outweigh its burn-in.
+SAMPLES_PER_CHAIN = 128
+
+
+def sample_chains(n_samples):
+    """The number of chains of ``draw_samples(n_samples, ...)``."""
+    return min(n_samples, max(16, min(256, n_samples // SAMPLES_PER_CHAIN)))
+
+
+def sampling_work(n_samples, burn_in, thinning, L, q):
+    """About the operations of :func:`draw_samples`: a sweep draws ``L``
+    states and moves the fields (``L q`` each) of the sites that changed,
+    a third or so of them, and every call of :func:`gibbs_sweeps` (one per
+    kept row of a chain) sums the fields afresh (``L^2 q``)."""
+    n_chains = sample_chains(n_samples)
+    rounds = -(-n_samples // n_chains)
+    sweeps = burn_in + rounds * thinning
+    return float(n_chains) * (sweeps * L * q * (1 + L / 3) + rounds * L * L * q)
 
 
 def stream_keys(rng, n_chains):
@@ -41,14 +58,14 @@ def draw_samples(h, J, n_samples, burn_in, thinning, rng):
     """``n_samples`` Gibbs samples (uint8 rows) of the Potts model ``h`` (L,
     q), ``J`` (L, L, q, q) with ``J[i, j, a, b] = J[j, i, b, a]``.
 
-    ``min(n_samples, SAMPLE_CHAINS)`` chains start at uniform random states
-    drawn from ``rng``, run ``burn_in`` sweeps, then give one state every
+    :func:`sample_chains` chains start at uniform random states drawn from
+    ``rng``, run ``burn_in`` sweeps, then give one state every
     ``thinning`` sweeps; row ``k n + c`` is chain ``c``'s ``k``-th state, so
     every chain gives about as many rows. The chains are swept in parallel
     on their own random streams: the same rows whatever the thread count.
     """
     L, q = h.shape
-    n_chains = min(n_samples, SAMPLE_CHAINS)
+    n_chains = sample_chains(n_samples)
     rounds = -(-n_samples // n_chains)
     chains = rng.integers(0, q, size=(n_chains, L)).astype(np.uint8)
     keys = stream_keys(rng, n_chains)
