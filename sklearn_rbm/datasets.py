@@ -679,9 +679,8 @@ def make_potts(
     are normals with standard deviation 0.3. The sequences are drawn by Gibbs
     sampling from uniform random starts (16 to 256 chains, one for every 128
     sequences, ``burn_in`` sweeps, then one state every ``thinning``
-    sweeps). A model whose true
-    contacts are known, for direct coupling analysis with
-    :class:`~sklearn_rbm.PottsPseudoLikelihood`.
+    sweeps). A model whose true contacts are known, for direct coupling
+    analysis with :class:`~sklearn_rbm.PottsPseudoLikelihood`.
 
     Parameters
     ----------

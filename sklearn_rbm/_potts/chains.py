@@ -1,5 +1,6 @@
-"""Compiled persistent Gibbs chains of a Potts model, for maximum-likelihood
-learning (``boltzmann.py``).
+"""Compiled Gibbs chains of a Potts model: the persistent chains of
+maximum-likelihood learning (``boltzmann.py``) and the samples of any fitted
+Potts model (:func:`draw_samples`, for ``sample`` and ``make_potts``).
 
 Every chain has its own counter-based random stream (``_numerics/random.py``):
 its 64-bit key and the number of uniforms it has used. The chains are swept
