@@ -26,15 +26,18 @@ from .kernels import _add_one, _exponentiate
 #: every chain of the block instead of from memory by each.
 BLOCK = 32
 
-#: :func:`draw_samples` runs a chain for every this many samples, from 16
-#: chains (a block, as many as ``n_samples`` allows) to 256 (eight blocks,
-#: for the threads): each chain's kept sweeps outweigh its burn-in.
+#: :func:`draw_samples` runs a chain for every this many samples, from
+#: ``FEWEST_SAMPLE_CHAINS`` (or ``n_samples`` if fewer: small draws pay few
+#: burn-ins) to eight blocks (for the threads), so that each chain's kept
+#: sweeps outweigh its burn-in.
 SAMPLES_PER_CHAIN = 128
+FEWEST_SAMPLE_CHAINS = 16
 
 
 def sample_chains(n_samples):
     """The number of chains of ``draw_samples(n_samples, ...)``."""
-    return min(n_samples, max(16, min(256, n_samples // SAMPLES_PER_CHAIN)))
+    per_samples = min(8 * BLOCK, n_samples // SAMPLES_PER_CHAIN)
+    return min(n_samples, max(FEWEST_SAMPLE_CHAINS, per_samples))
 
 
 def sampling_work(n_samples, burn_in, thinning, L, q):
