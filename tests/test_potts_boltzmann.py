@@ -3,6 +3,7 @@ against brute-force enumeration of tiny models and against independent
 numpy computations."""
 
 import itertools
+import pickle
 import warnings
 
 import numpy as np
@@ -371,7 +372,7 @@ def test_stops_at_target_and_records_history():
         PottsBoltzmannMachine(n_chains=50, max_iter=2, random_state=0).fit(X)
 
 
-def test_warm_start_and_bad_init():
+def test_init_from_a_fitted_model_and_bad_init():
     X = _data(n=600)
     plm = PottsPseudoLikelihood(lambda_e=0.1).fit(X)
     bm = PottsBoltzmannMachine(init=plm, n_chains=500, max_iter=1, target_pearson=-1,
@@ -385,11 +386,10 @@ def test_warm_start_and_bad_init():
         PottsBoltzmannMachine(init=PottsPseudoLikelihood()).fit(X)
 
 
-def test_failed_stopping_tests_are_reported(monkeypatch, capsys):
-    """Chains that pass while the model's own samples do not (here: the
-    samples after equilibration made independent): the fit trains on, the
-    verbose line reports each failed test, and the ConvergenceWarning names
-    the cure, more sweeps per update, rather than more updates."""
+@pytest.fixture
+def failing_tests(monkeypatch):
+    """Chains that pass while the model's own samples do not: the samples
+    after equilibration (30 sweeps, states not forgotten) made independent."""
     from sklearn_rbm._potts import boltzmann
 
     statistics = boltzmann._Chains.statistics
@@ -407,6 +407,12 @@ def test_failed_stopping_tests_are_reported(monkeypatch, capsys):
 
     monkeypatch.setattr(boltzmann._Chains, "equilibrate", equilibrate)
     monkeypatch.setattr(boltzmann._Chains, "statistics", independent_statistics)
+
+
+def test_failed_stopping_tests_are_reported(failing_tests, capsys):
+    """The fit trains on, the verbose line reports each failed test, and the
+    ConvergenceWarning names the cure, more sweeps per update, rather than
+    more updates."""
     X = _data(n=600)
     message = (
         r"3 stopping test\(s\) failed.*not forgotten.*increase n_sweeps \(now 10\)"
@@ -419,6 +425,105 @@ def test_failed_stopping_tests_are_reported(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert out.count("not passed") == 3 and "next test from update" in out
     assert bm.history_["equilibrated"].sum() == 3
+
+
+def _fit_in_pieces(X, pieces, **settings):
+    """One estimator fitted ``len(pieces)`` times with ``warm_start``, the
+    ``k``-th fit for ``pieces[k]`` updates, pickled and loaded in between
+    (a long fit saved and resumed)."""
+    bm = PottsBoltzmannMachine(**{"n_states": Q, "warm_start": True, **settings})
+    for max_iter in pieces:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            bm = pickle.loads(pickle.dumps(bm)).set_params(max_iter=max_iter).fit(X)
+    return bm
+
+
+def _assert_same_fit(one, other):
+    for name in ("intercept_", "coupling_", "chains_", "swap_acceptance_"):
+        assert np.array_equal(getattr(one, name), getattr(other, name)), name
+    for name in ("pearson", "slope", "equilibrated", "density"):
+        assert np.array_equal(one.history_[name], other.history_[name]), name
+    assert one.n_iter_ == other.n_iter_ == one.history_["pearson"].size
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"n_temperatures": 2, "min_beta": 0.6},  # the swaps' own stream
+        {"couplings": "activation"},  # activations every 10 updates
+        # Decimation at every update (the check always passes), the gauge
+        # fixed at the first.
+        {
+            "couplings": "decimation",
+            "density": 0.3,
+            "target_pearson": -1.0,
+            "slope_tolerance": 10.0,
+        },  # fmt: skip
+    ],
+    ids=["dense", "tempered", "activation", "decimation"],
+)
+def test_warm_start_goes_on_bit_for_bit(settings):
+    """A fit of 7 updates gone on with 5 more, saved and loaded in between,
+    is the fit of 12: the parameters, chains, swaps and history."""
+    X = _data(n=400)
+    settings = {"n_chains": 200, "target_pearson": 1.0, "learning_rate": 0.03,
+                "random_state": 3, **settings}  # fmt: skip
+    whole = _fit(X, max_iter=12, **settings)
+    _assert_same_fit(_fit_in_pieces(X, (7, 5), **settings), whole)
+    if settings.get("couplings") == "decimation":
+        assert whole.density_ < 1.0
+
+
+def test_warm_start_goes_on_with_the_stopping_tests_schedule(failing_tests):
+    """Failed stopping tests (each costing 3 updates of sweeps) fall where
+    they fall in one fit, and the warning counts them all."""
+    X = _data(n=600)
+    settings = {"n_chains": 500, "target_pearson": 0.5, "slope_tolerance": 1.0,
+                "random_state": 0}  # fmt: skip
+    with pytest.warns(ConvergenceWarning, match=r"3 stopping test\(s\) failed"):
+        whole = PottsBoltzmannMachine(n_states=Q, max_iter=7, **settings).fit(X)
+    pieces = _fit_in_pieces(X, (4,), **settings).set_params(max_iter=3)
+    assert pieces.history_["equilibrated"].sum() == 2
+    message = r"max_iter=3 more updates \(4 before them\).*3 stopping test\(s\)"
+    with pytest.warns(ConvergenceWarning, match=message):
+        pieces.fit(X)
+    _assert_same_fit(pieces, whole)
+
+
+def test_warm_start_refuses_what_it_cannot_go_on_with():
+    X = _data(n=400)
+    settings = {"n_chains": 200, "target_pearson": 1.0, "random_state": 0}
+    kept = _fit_in_pieces(X, (2,), **settings)
+    # Sweeps an update may change: the next update runs them.
+    kept.set_params(n_sweeps=3, max_iter=1)
+    with pytest.warns(ConvergenceWarning, match=r"\(2 before them\)"):
+        kept.fit(X)
+    assert kept.n_iter_ == 3
+    with pytest.raises(ValueError, match=r"cannot change n_chains \(was 200\)"):
+        clone_of(kept, n_chains=100).fit(X)
+    with pytest.raises(ValueError, match="frequencies of X"):
+        clone_of(kept).fit(X[:300])
+    with pytest.raises(ValueError, match="frequencies of X"):
+        clone_of(kept, pseudocount=0.1).fit(X)
+    plain = _fit(X, max_iter=2, **settings).set_params(warm_start=True)
+    with pytest.raises(ValueError, match="ran with warm_start=False"):
+        plain.fit(X)
+    # A piece that fails leaves the kept state as it was (fits are all or
+    # nothing): it can be run again.
+    diverging = clone_of(kept, learning_rate=1e308, max_iter=5)
+    with pytest.raises(FloatingPointError):
+        diverging.fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        retried = diverging.set_params(learning_rate=None).fit(X)
+        _assert_same_fit(retried, clone_of(kept, max_iter=5).fit(X))
+
+
+def clone_of(fitted, **changes):
+    """A fitted estimator's copy (its kept state too) with other settings."""
+    return pickle.loads(pickle.dumps(fitted)).set_params(**changes)
 
 
 def test_equilibration_test_tells_forgotten_states():

@@ -152,23 +152,28 @@ def _not_converged_message(estimator, history, failed_tests):
     short, and what to change. Failed stopping tests mean the chains passed
     while the model's own samples did not: the chains trail a model they do
     not sample, and more sweeps per update is the cure, not more updates."""
+    before = len(history["pearson"]) - estimator.max_iter  # a continued fit's
     message = (
         f"The Boltzmann-machine fit stopped after max_iter={estimator.max_iter} "
-        f"updates at a Pearson correlation of {history['pearson'][-1]:.4f} "
+        + (f"more updates ({before} before them) " if before else "updates ")
+        + f"at a Pearson correlation of {history['pearson'][-1]:.4f} "
         f"(target_pearson={estimator.target_pearson}, slope within "
         f"{estimator.slope_tolerance} of 1). "
     )
     if not failed_tests:
         return message + (
-            "Increase max_iter or n_chains (the chains' noise bounds the "
-            "correlation they can reach), or warm-start from this fit with init=."
+            "Give it more updates: with warm_start=True (set before the first fit) "
+            "the next fit goes on from here, or start a new fit from this one with "
+            "init= and more n_chains (the chains' noise bounds the correlation "
+            "they can reach)."
         )
     return message + (
         f"The persistent chains reached the target, but {len(failed_tests)} "
         f"stopping test(s) failed; the last: {failed_tests[-1].describe()}. "
         "The chains trail a model that mixes more slowly than they are swept: "
         f"increase n_sweeps (now {estimator.n_sweeps}) or lower learning_rate, "
-        "and warm-start from this fit with init=."
+        "and go on with this fit (warm_start=True, set before the first fit) or "
+        "start a new one from it (init=)."
     )
 
 
@@ -228,11 +233,7 @@ class _Chains:
         self.counters = np.zeros(n_total, dtype=np.int64)
         self.betas = np.repeat(self.ladder, self.n).astype(np.float32)
         self.scores = np.zeros(n_total)
-        # The model's statistics average every sweep's states of the
-        # update: n_sweeps times the samples for the price of one count per
-        # sweep.
-        self.visited = np.empty((n_sweeps, self.n, L), dtype=np.uint8)
-        self.ones = np.ones(n_sweeps * self.n)
+        self.set_sweeps(n_sweeps)
         # The swaps' uniforms: a stream of their own, taken after the
         # chains' keys (untempered chains take nothing more from ``rng``).
         if self.ladder.size > 1:
@@ -240,6 +241,15 @@ class _Chains:
         self.accepted = np.zeros(self.ladder.size - 1, dtype=np.int64)
         self.proposed = np.zeros(self.ladder.size - 1, dtype=np.int64)
         self.rounds = 0
+
+    def set_sweeps(self, n_sweeps):
+        """Sweeps an update: the model's statistics average every sweep's
+        states of the update, ``n_sweeps`` times the samples for the price
+        of one count per sweep."""
+        self.n_sweeps = n_sweeps
+        L = self.all_states.shape[1]
+        self.visited = np.empty((n_sweeps, self.n, L), dtype=np.uint8)
+        self.ones = np.ones(n_sweeps * self.n)
 
     @property
     def states(self):
@@ -249,6 +259,12 @@ class _Chains:
     def set_model(self, h, J):
         self.h = h.astype(np.float32)
         self.J = np.ascontiguousarray(J, dtype=np.float32)
+
+    def drop_model(self):
+        """Drop the float32 copy of the model (half a coupling tensor), which
+        the next update's ``set_model`` makes afresh: a kept fit state
+        (``warm_start``) is then no larger than it needs to be."""
+        self.h = self.J = None
 
     def _run(self, n, visited):
         gibbs_sweeps(self.all_states, self.h, self.J, n, self.keys, self.counters,
@@ -302,6 +318,34 @@ class _Chains:
             if _decorrelated(self.states, before):
                 return done, True
         return done, False
+
+
+#: What ``history_`` records at every update.
+_HISTORY = ("pearson", "slope", "time", "equilibrated", "density")
+
+#: The settings a continued fit (``warm_start``) cannot change: its chains
+#: and active couplings were built for them.
+_KEPT_SETTINGS = ("n_chains", "n_temperatures", "min_beta", "couplings")
+
+
+class _FitState:
+    """A fit between two updates: the parameters in the fit's own gauge, the
+    active couplings, the step sizes' running scales, the chains and their
+    streams, where the rate's decay and the stopping tests stand, and the
+    history. ``fit`` runs ``max_iter`` updates on it; with ``warm_start``
+    the estimator keeps it and the next ``fit`` goes on from it, so two
+    fits of ``a`` and ``b`` updates are one of ``a + b``, bit for bit."""
+
+    def __init__(self, h, J, mask, sampler, rate, f1, n_eff, settings):
+        self.h, self.J, self.mask, self.sampler = h, J, mask, sampler
+        self.optimiser = _RMSprop(h.shape, J.shape)
+        # The rate resolved at the start ('auto' depends on init, which a
+        # continued fit no longer reads); the data's fingerprint; the
+        # settings the chains were built for.
+        self.rate, self.f1, self.n_eff, self.settings = rate, f1, n_eff, settings
+        self.iteration, self.next_test, self.gauged = 0, 0, False
+        self.failed_tests = []
+        self.history = {name: [] for name in _HISTORY}
 
 
 class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
@@ -418,9 +462,26 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         f_i(a)``, ``J = 0``). 'auto' is 'independent' for
         ``couplings='activation'``, 'pseudolikelihood' otherwise. Or the
         parameters of a fitted :class:`PottsPseudoLikelihood` or
-        ``PottsBoltzmannMachine`` (a warm start; a Boltzmann machine's
-        chains are carried on too when their number matches; with sparse
-        ``couplings``, its zero couplings are the inactive ones).
+        ``PottsBoltzmannMachine`` (a new fit from them: a Boltzmann
+        machine's chains are carried on too when their number matches, the
+        step sizes and the rate's decay start afresh; with sparse
+        ``couplings``, its zero couplings are the inactive ones). Not read
+        by a fit that goes on (``warm_start``).
+    warm_start : bool, default=False
+        Keep the fit's whole state (the parameters in the fit's own gauge,
+        the step sizes' running scales, the chains and their random
+        streams, the schedules of the rate and of the stopping tests) so
+        that the next ``fit``, on the same data, goes on from it for
+        ``max_iter`` more updates: fits of ``a`` and then ``b`` updates
+        give the model, chains and ``history_`` of one fit of ``a + b``,
+        bit for bit (``time`` aside), so that a long fit can be run, saved
+        and resumed in pieces. The state costs about two more ``(L, L, q,
+        q)`` float64 tensors (about 300 MB at L = 202, q = 21 and 8,000
+        chains). ``n_chains``, ``n_temperatures``, ``min_beta`` and
+        ``couplings`` cannot change between the pieces; the other settings
+        apply from the next update on (``learning_rate=None`` keeps the rate of the first piece's
+        ``init``). A piece that raises (diverges, is interrupted) leaves the
+        kept state as it was, to be run again.
     score_method : {'auto', 'exact', 'ais'}, default='auto'
         How :meth:`score_samples` gets ``log Z`` (as in
         :class:`PottsPseudoLikelihood`).
@@ -465,7 +526,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     n_states_ : int
         Number of states ``q``.
     n_iter_ : int
-        Updates run.
+        Updates run (with ``warm_start``, by all the fits it went on from;
+        ``history_`` records them all too).
     effective_n_samples_ : float
         Sum of the sample weights.
     n_features_in_ : int
@@ -534,6 +596,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
             StrOptions({"auto", "independent", "pseudolikelihood"}),
             HasMethods(["fit", "energy"]),
         ],
+        "warm_start": ["boolean"],
         **SCORE_PARAMETER_CONSTRAINTS,
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
@@ -558,6 +621,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         couplings="dense",
         density=0.02,
         init="auto",
+        warm_start=False,
         score_method="auto",
         ais_n_chains=100,
         ais_betas=1000,
@@ -580,6 +644,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         self.couplings = couplings
         self.density = density
         self.init = init
+        self.warm_start = warm_start
         self.score_method = score_method
         self.ais_n_chains = ais_n_chains
         self.ais_betas = ais_betas
@@ -670,9 +735,11 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
             return float(self.learning_rate)
         return _RATE_COLD if self._init() == "independent" else _RATE_WARM
 
-    def _learn(self, h, J, mask, f1, f2, sampler, started):
-        """The updates of ``h`` and ``J`` (in place) until the stopping test
-        passes or ``max_iter``: ``(history, converged)``."""
+    def _learn(self, state, f1, f2, started):
+        """``max_iter`` updates of ``state`` (in place), fewer if the
+        stopping test passes: whether it did."""
+        h, J, mask, sampler, history = (state.h, state.J, state.mask,
+                                        state.sampler, state.history)  # fmt: skip
         L = h.shape[0]
         pair_rows, pair_cols = np.triu_indices(L, k=1)
         data_connected = connected(f1, f2, pair_rows, pair_cols)
@@ -687,12 +754,11 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
             )
             return pearson, slope, passed
 
-        optimiser = _RMSprop(h.shape, J.shape)
-        lr = self._learning_rate()
-        names = ("pearson", "slope", "time", "equilibrated", "density")
-        history = {name: [] for name in names}
-        converged, next_test, gauged, failed_tests = False, 0, False, []
-        for iteration in range(self.max_iter):
+        lr = state.rate if self.learning_rate is None else float(self.learning_rate)
+        if sampler.n_sweeps != self.n_sweeps:  # a continued fit may change them
+            sampler.set_sweeps(self.n_sweeps)
+        converged, first = False, state.iteration
+        for iteration in range(first, first + self.max_iter):
             sampler.set_model(h, J)
             p1, p2 = sampler.statistics()
             pearson, slope, passed = check(p1, p2)
@@ -700,12 +766,12 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                 self.couplings == "decimation" and sparsity.density(mask) > self.density
             )
             if passed and decimating:
-                if not gauged:  # small couplings are small in the zero-sum gauge
+                if not state.gauged:  # small couplings are small in the zero-sum gauge
                     h[:], _ = zero_sum_gauge(h, J, overwrite=True)
-                    gauged = True
+                    state.gauged = True
                 sparsity.decimate(mask, J, p2, self.density)
                 passed = False
-            tested = passed and iteration >= next_test
+            tested = passed and iteration >= state.next_test
             if tested:
                 # The persistent chains trail the changing model: their
                 # statistics can pass where the model's own do not. The stop
@@ -716,33 +782,116 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                 pearson, slope, converged = check(p1, p2)
                 # A failed test is not repeated before as many updates as it
                 # cost: at most half the time goes to tests.
-                next_test = iteration + max(1, sweeps // self.n_sweeps)
+                state.next_test = iteration + max(1, sweeps // self.n_sweeps)
                 if not converged:
-                    failed_tests.append(
+                    state.failed_tests.append(
                         _FailedTest(iteration + 1, sweeps, forgot, pearson, slope)
                     )
             row = (pearson, slope, time.perf_counter() - started, tested,
                    1.0 if mask is None else sparsity.density(mask))  # fmt: skip
-            for name, value in zip(names, row, strict=True):
+            for name, value in zip(_HISTORY, row, strict=True):
                 history[name].append(value)
+            state.iteration = iteration + 1
             if self.verbose:
-                print(
-                    f"[PottsBoltzmannMachine] update {iteration + 1}: Pearson "
-                    f"{pearson:.4f}, slope {slope:.4f}, {row[2]:.1f} s"
-                    + ("" if mask is None else f", density {row[4]:.4f}")
-                    + (" (equilibrated chains)" if tested else "")
-                )
-                if tested and not converged:
-                    print(
-                        f"[PottsBoltzmannMachine] {failed_tests[-1].describe()}; "
-                        f"training on, next test from update {next_test + 1}"
-                    )
+                self._report(iteration, row, state, tested and not converged)
             if converged:
                 break
             if self.couplings == "activation" and iteration % ACTIVATE_EVERY == 0:
                 sparsity.activate(mask, f2, p2)
-            self._update(h, J, mask, f1, f2, p1, p2, optimiser, lr, iteration)
-        return history, converged, failed_tests
+            self._update(h, J, mask, f1, f2, p1, p2, state.optimiser, lr, iteration)
+        return converged
+
+    def _report(self, iteration, row, state, failed):
+        """The verbose line of an update (and of a failed stopping test)."""
+        pearson, slope, seconds, tested, density = row
+        print(
+            f"[PottsBoltzmannMachine] update {iteration + 1}: Pearson "
+            f"{pearson:.4f}, slope {slope:.4f}, {seconds:.1f} s"
+            + ("" if state.mask is None else f", density {density:.4f}")
+            + (" (equilibrated chains)" if tested else "")
+        )
+        if failed:
+            print(
+                f"[PottsBoltzmannMachine] {state.failed_tests[-1].describe()}; "
+                f"training on, next test from update {state.next_test + 1}"
+            )
+
+    def _new_state(self, X, weights, f1, n_eff, q):
+        """The ``_FitState`` of the chosen ``init``, its chains started."""
+        h, J, chains = self._start(X, weights, f1, q)
+        T = self.n_temperatures
+        rng = kernel_rng(self.random_state)
+        if chains is None:
+            chains = _independent_chains(np.exp(h), self.n_chains * T, rng)
+        elif T > 1:  # a fitted init's samples start every temperature
+            chains = np.tile(chains, (T, 1))
+        ladder = np.linspace(1.0, self.min_beta, T)
+        sampler = _Chains(chains, self.n_sweeps, q, rng, ladder)
+        mask = None if self.couplings == "dense" else J != 0.0
+        settings = {name: getattr(self, name) for name in _KEPT_SETTINGS}
+        rate = self._learning_rate()
+        return _FitState(h, J, mask, sampler, rate, f1, n_eff, settings)
+
+    def _kept_state(self, f1, n_eff):
+        """With ``warm_start``, the previous fit's state to go on from (None
+        before the first fit), once it is checked that the data and the
+        chains' settings are the same."""
+        if not self.warm_start or not hasattr(self, "n_iter_"):
+            return None
+        state = getattr(self, "_fit_state", None)
+        if state is None:
+            raise ValueError(
+                "warm_start=True goes on with the previous fit, but that fit ran "
+                "with warm_start=False and did not keep its chains' streams and "
+                "step sizes. Set warm_start=True before the first fit, or start a "
+                "new fit from this one with init= the fitted estimator."
+            )
+        if (
+            f1.shape != state.f1.shape
+            or n_eff != state.n_eff
+            or not np.array_equal(f1, state.f1)
+        ):
+            raise ValueError(
+                "warm_start=True goes on with the previous fit on the same data, "
+                "but the frequencies of X (with sample_weight, n_states and "
+                "pseudocount) differ from that fit's. Pass the same data and "
+                "settings, or start a new fit from this one with init=."
+            )
+        changed = [
+            f"{name} (was {value!r})"
+            for name, value in state.settings.items()
+            if getattr(self, name) != value
+        ]
+        if changed:
+            raise ValueError(
+                f"warm_start=True cannot change {', '.join(changed)}: the chains "
+                "and active couplings were built for them. Restore them, or start "
+                "a new fit from this one with init=."
+            )
+        return state
+
+    def _set_fitted(self, state, q, n_eff):
+        """The fitted attributes from the state a fit left."""
+        h, J = state.h, state.J
+        if self.warm_start:  # the kept state stays in the fit's own gauge
+            h, J = h.copy(), J.copy()
+        if state.mask is None:
+            self.intercept_, self.coupling_ = zero_sum_gauge(h, J, overwrite=True)
+        else:  # the zero-sum gauge would fill in the inactive couplings
+            self.intercept_, self.coupling_ = h - h.mean(axis=1, keepdims=True), J
+        sampler = state.sampler
+        self.density_ = 1.0 if state.mask is None else sparsity.density(state.mask)
+        self.chains_ = sampler.states.copy()
+        self.swap_acceptance_ = sampler.swap_acceptance()
+        _warn_about_gaps(sampler.ladder, self.swap_acceptance_, sampler.proposed)
+        self.history_ = {name: np.array(v) for name, v in state.history.items()}
+        sampler.drop_model()
+        self._fit_state = state if self.warm_start else None
+        self.n_states_ = q
+        self.n_iter_ = state.iteration
+        self.effective_n_samples_ = n_eff
+        self._forget_log_partition()
+        self._ais_seed = child_seed(self.random_state)
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -772,13 +921,18 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         L = X.shape[1]
         T = self.n_temperatures
         # J, its gradient, two frequency tensors and the sampler's float32
-        # copy; the chains and their visited states.
+        # copy; the chains and their visited states. A kept state (warm_start)
+        # adds the copy of J gauged for coupling_ and, during a fit that goes
+        # on, the copy of J, its steps' scales and coupling_ that an error
+        # would restore.
+        tensors = 4.5 + (3 if self.warm_start else 0)
         check_memory(
-            int(4.5 * L * L * q * q * 8) + self.n_chains * L * (self.n_sweeps + 9 * T),
+            int(tensors * L * L * q * q * 8)
+            + self.n_chains * L * (self.n_sweeps + 9 * T),
             f"A Boltzmann-machine fit of L={L} sites, q={q} states, "
             f"n_chains={self.n_chains}, n_sweeps={self.n_sweeps} and "
-            f"n_temperatures={T}",
-            "It needs about 4.5 * L^2 * q^2 * 8 bytes plus n_chains * L * "
+            f"n_temperatures={T}" + (" with warm_start" if self.warm_start else ""),
+            f"It needs about {tensors:g} * L^2 * q^2 * 8 bytes plus n_chains * L * "
             "(n_sweeps + 9 n_temperatures): fit fewer sites (columns), a "
             "smaller alphabet, fewer chains, sweeps per update or temperatures.",
         )
@@ -790,36 +944,16 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         pseudocount = 1.0 / n_eff if self.pseudocount is None else self.pseudocount
         pseudocount = min(pseudocount, 0.5)
         f1, f2 = frequencies(rows, w, q, pseudocount)
-        started = time.perf_counter()
-        h, J, chains = self._start(X, weights, f1, q)
-
-        rng = kernel_rng(self.random_state)
-        if chains is None:
-            chains = _independent_chains(np.exp(h), self.n_chains * T, rng)
-        elif T > 1:  # a warm start's samples start every temperature
-            chains = np.tile(chains, (T, 1))
-        ladder = np.linspace(1.0, self.min_beta, T)
-        sampler = _Chains(chains, self.n_sweeps, q, rng, ladder)
-        mask = None if self.couplings == "dense" else J != 0.0
+        state = self._kept_state(f1, n_eff)
+        if state is None:
+            started = time.perf_counter()
+            state = self._new_state(X, weights, f1, n_eff, q)
+        else:  # the history's clock goes on
+            started = time.perf_counter() - state.history["time"][-1]
         with Threads(self.n_jobs), one_blas_thread():
-            history, converged, failed_tests = self._learn(
-                h, J, mask, f1, f2, sampler, started
-            )
-        if mask is None:
-            self.intercept_, self.coupling_ = zero_sum_gauge(h, J, overwrite=True)
-        else:  # the zero-sum gauge would fill in the inactive couplings
-            self.intercept_, self.coupling_ = h - h.mean(axis=1, keepdims=True), J
-        self.density_ = 1.0 if mask is None else sparsity.density(mask)
-        self.chains_ = sampler.states.copy()
-        self.swap_acceptance_ = sampler.swap_acceptance()
-        _warn_about_gaps(ladder, self.swap_acceptance_, sampler.proposed)
-        self.history_ = {name: np.array(values) for name, values in history.items()}
-        self.n_states_ = q
-        self.n_iter_ = len(history["pearson"])
-        self.effective_n_samples_ = n_eff
-        self._forget_log_partition()
-        self._ais_seed = child_seed(self.random_state)
+            converged = self._learn(state, f1, f2, started)
+        self._set_fitted(state, q, n_eff)
         if not converged:
-            message = _not_converged_message(self, history, failed_tests)
+            message = _not_converged_message(self, state.history, state.failed_tests)
             warn(message, ConvergenceWarning)
         return self
