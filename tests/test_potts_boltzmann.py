@@ -460,7 +460,7 @@ def _assert_same_fit(one, other):
             "density": 0.3,
             "target_pearson": -1.0,
             "slope_tolerance": 10.0,
-        },  # fmt: skip
+        },
     ],
     ids=["dense", "tempered", "activation", "decimation"],
 )
@@ -492,6 +492,11 @@ def test_warm_start_goes_on_with_the_stopping_tests_schedule(failing_tests):
     _assert_same_fit(pieces, whole)
 
 
+def _clone_of(fitted, **changes):
+    """A fitted estimator's copy (its kept state too) with other settings."""
+    return pickle.loads(pickle.dumps(fitted)).set_params(**changes)
+
+
 def test_warm_start_refuses_what_it_cannot_go_on_with():
     X = _data(n=400)
     settings = {"n_chains": 200, "target_pearson": 1.0, "random_state": 0}
@@ -500,30 +505,25 @@ def test_warm_start_refuses_what_it_cannot_go_on_with():
     kept.set_params(n_sweeps=3, max_iter=1)
     with pytest.warns(ConvergenceWarning, match=r"\(2 before them\)"):
         kept.fit(X)
-    assert kept.n_iter_ == 3
+    assert kept.n_iter_ == 3 and kept._fit_state.sampler.visited.shape[0] == 3
     with pytest.raises(ValueError, match=r"cannot change n_chains \(was 200\)"):
-        clone_of(kept, n_chains=100).fit(X)
+        _clone_of(kept, n_chains=100).fit(X)
     with pytest.raises(ValueError, match="frequencies of X"):
-        clone_of(kept).fit(X[:300])
+        _clone_of(kept).fit(X[:300])
     with pytest.raises(ValueError, match="frequencies of X"):
-        clone_of(kept, pseudocount=0.1).fit(X)
+        _clone_of(kept, pseudocount=0.1).fit(X)
     plain = _fit(X, max_iter=2, **settings).set_params(warm_start=True)
     with pytest.raises(ValueError, match="ran with warm_start=False"):
         plain.fit(X)
     # A piece that fails leaves the kept state as it was (fits are all or
     # nothing): it can be run again.
-    diverging = clone_of(kept, learning_rate=1e308, max_iter=5)
+    diverging = _clone_of(kept, learning_rate=1e308, max_iter=5)
     with pytest.raises(FloatingPointError):
         diverging.fit(X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         retried = diverging.set_params(learning_rate=None).fit(X)
-        _assert_same_fit(retried, clone_of(kept, max_iter=5).fit(X))
-
-
-def clone_of(fitted, **changes):
-    """A fitted estimator's copy (its kept state too) with other settings."""
-    return pickle.loads(pickle.dumps(fitted)).set_params(**changes)
+        _assert_same_fit(retried, _clone_of(kept, max_iter=5).fit(X))
 
 
 def test_equilibration_test_tells_forgotten_states():

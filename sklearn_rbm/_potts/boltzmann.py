@@ -479,9 +479,9 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         q)`` float64 tensors (about 300 MB at L = 202, q = 21 and 8,000
         chains). ``n_chains``, ``n_temperatures``, ``min_beta`` and
         ``couplings`` cannot change between the pieces; the other settings
-        apply from the next update on (``learning_rate=None`` keeps the rate of the first piece's
-        ``init``). A piece that raises (diverges, is interrupted) leaves the
-        kept state as it was, to be run again.
+        apply from the next update on (``learning_rate=None`` keeps the
+        rate of the first piece's ``init``). A piece that raises (diverges,
+        is interrupted) leaves the kept state as it was, to be run again.
     score_method : {'auto', 'exact', 'ais'}, default='auto'
         How :meth:`score_samples` gets ``log Z`` (as in
         :class:`PottsPseudoLikelihood`).
