@@ -225,7 +225,7 @@ class _Chains:
     """
 
     def __init__(self, states, n_sweeps, q, rng, ladder=(1.0,)):
-        self.all_states, self.n_sweeps, self.q = states, n_sweeps, q
+        self.all_states, self.q = states, q
         n_total, L = states.shape
         self.ladder = np.asarray(ladder, dtype=np.float64)
         self.n = n_total // self.ladder.size
