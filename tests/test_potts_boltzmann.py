@@ -394,7 +394,7 @@ def failing_tests(monkeypatch):
 
     statistics = boltzmann._Chains.statistics
 
-    def equilibrate(self):
+    def equilibrate(self, restarted):
         self.lost = True
         return 30, False
 
@@ -538,6 +538,106 @@ def test_equilibration_test_tells_forgotten_states():
     moved = before.copy()
     moved[:, :3] = rng.integers(0, 3, size=(2000, 3))
     assert not _decorrelated(moved, before)
+
+
+def test_energy_check_compares_restarted_with_persistent_chains():
+    """Two groups of scores agree within three standard errors of their
+    difference; restarted chains are burned in from one error below; with
+    none restarted there is nothing to disagree."""
+    from sklearn_rbm._potts.boltzmann import _EnergyCheck
+
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=800)
+    restarted = slice(0, 100)
+    error = np.sqrt(scores[:100].var() / 100 + scores[100:].var() / 700)
+    same = _EnergyCheck.of(scores, restarted)
+    assert same.agrees and same.error == pytest.approx(error)
+    for shift, agrees, burned_in in ((5 * error, False, True),
+                                     (-5 * error, False, False),
+                                     (-2 * error, True, False)):  # fmt: skip
+        moved = scores.copy()
+        moved[restarted] += shift - (moved[:100].mean() - moved[100:].mean())
+        check = _EnergyCheck.of(moved, restarted)
+        assert (check.agrees, check.burned_in) == (agrees, burned_in)
+    assert _EnergyCheck.of(scores, slice(0, 0)).agrees
+
+
+def _two_phase_fit(coupling, **settings):
+    """A fit from a Potts ferromagnet on 24 two-state sites whose persistent
+    chains all start in its all-0 phase, the data too; state 1 is favoured
+    by 0.5 at every site, so the all-1 phase is 12 nats more probable. Its
+    stopping test (any Pearson correlation and slope pass) is its first
+    update."""
+    from sklearn_rbm._potts.boltzmann import _Chains
+
+    n_sites, q = 24, 2
+    h = np.zeros((n_sites, q))
+    h[:, 1] = 0.5
+    J = np.zeros((n_sites, n_sites, q, q))
+    J[:, :, 0, 0] = J[:, :, 1, 1] = coupling
+    J[np.arange(n_sites), np.arange(n_sites)] = 0.0
+
+    def from_all_0(n, seed):
+        chains = _Chains(
+            np.zeros((n, n_sites), np.uint8), 50, q, np.random.default_rng(seed)
+        )
+        chains.set_model(h, J)
+        chains.sweep(50)
+        return chains.states.copy()
+
+    start = PottsBoltzmannMachine(n_states=q)
+    start.intercept_, start.coupling_ = h, J
+    start.n_features_in_, start.n_states_ = n_sites, q
+    start.chains_ = from_all_0(256, 1)
+    bm = PottsBoltzmannMachine(
+        n_states=q, n_chains=256, init=start, learning_rate=1e-9,
+        target_pearson=-1.0, slope_tolerance=1e9, max_iter=1, random_state=0,
+        **settings,
+    )  # fmt: skip
+    return bm.fit(from_all_0(400, 2)), start
+
+
+def test_restarted_chains_catch_a_phase_the_persistent_chains_miss():
+    """Persistent chains stuck in the less probable phase of a strong
+    ferromagnet pass any correlation test; the 32 chains the test restarts
+    at random states fall mostly into the other phase, more probable by 12
+    nats, and the fit does not stop. With weak couplings (one phase) the
+    same test passes."""
+    message = (
+        r"restarted at random states reached a mean statistical energy E\(x\) of "
+        r"[0-9.]+, the persistent chains [0-9.]+.*more probable states than "
+        r"the persistent chains hold"
+    )
+    with pytest.warns(ConvergenceWarning, match=message):
+        bm, start = _two_phase_fit(0.3)
+    assert bm.history_["equilibrated"][0] and bm.n_iter_ == 1
+    assert start.chains_.mean() < 0.01  # the persistent chains' phase
+    assert np.mean(bm.chains_[:32].mean(axis=1) > 0.5) > 0.5  # the restarted
+    assert np.all(bm.chains_[32:].mean(axis=1) < 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        bm, _ = _two_phase_fit(0.02)
+    assert bm.history_["equilibrated"][0] and bm.n_iter_ == 1
+
+
+def test_restarts_turn_over_the_chains_and_skip_tiny_sets():
+    """Each test restarts a block of one chain in eight, the next block at
+    the next test, every chain after eight tests; fewer than 16 chains are
+    not restarted (two chains per block at least)."""
+    from sklearn_rbm._potts.boltzmann import _Chains
+
+    rng = np.random.default_rng(0)
+    chains = _Chains(np.zeros((160, 5), np.uint8), 1, 3, rng, ladder=(1.0, 0.9))
+    blocks = [chains.restarted_columns(test) for test in range(9)]
+    assert [(b.start, b.stop) for b in blocks[:2]] == [(0, 10), (10, 20)]
+    assert blocks[8] == blocks[0]
+    chains.restart(blocks[1], 1)
+    moved = np.flatnonzero(chains.all_states.any(axis=1))
+    # Both temperatures' rows of the block (swaps keep states in a column).
+    assert set(moved) <= set(range(10, 20)) | set(range(90, 100))
+    assert len(moved) > 15
+    small = _Chains(np.zeros((15, 5), np.uint8), 1, 3, rng)
+    assert small.restarted_columns(0) == slice(0, 0)
 
 
 def test_diverging_fit_names_the_learning_rate():

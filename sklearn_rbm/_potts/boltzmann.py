@@ -129,21 +129,75 @@ def _decorrelated(chains, before):
     return own.mean() - other.mean() <= 2.0 * error
 
 
+#: A stopping test restarts one chain in this many (a block of columns that
+#: turns with every test) at uniform random states; with fewer than two
+#: restarted chains (``n_chains < 2 * RESTART_SHARE``) it restarts none.
+RESTART_SHARE = 8
+
+#: Standard errors within which the restarted chains' mean statistical
+#: energy must agree with the persistent ones' for a test to pass; the
+#: restarted chains count as burned in at one standard error below.
+_ENERGY_ERRORS = 3.0
+
+
+class _EnergyCheck(NamedTuple):
+    """The mean statistical energy ``E(x)`` (log-weight) of the chains a
+    stopping test restarted at uniform random states and of the persistent
+    ones, after the test's sweeps, and the standard error of their
+    difference. Persistent chains that trail a model can miss a phase of
+    it that chains from random starts fall into (on PF13354, gap-rich
+    states of twice the data's ``E(x)``): the model's samples are then not
+    the chains', whatever their correlations read."""
+
+    restarted: float
+    persistent: float
+    error: float
+
+    @classmethod
+    def of(cls, scores, restarted):
+        """The check of the ``beta = 1`` chains' ``scores``, the chains
+        ``restarted`` (a slice) against the others; none restarted: equal."""
+        kept = np.ones(scores.size, dtype=bool)
+        kept[restarted] = False
+        fresh, old = scores[restarted], scores[kept]
+        if fresh.size == 0:
+            return cls(0.0, 0.0, 0.0)
+        error = np.sqrt(fresh.var() / fresh.size + old.var() / old.size)
+        return cls(float(fresh.mean()), float(old.mean()), float(error))
+
+    @property
+    def burned_in(self):
+        return self.restarted >= self.persistent - self.error
+
+    @property
+    def agrees(self):
+        return abs(self.restarted - self.persistent) <= _ENERGY_ERRORS * self.error
+
+
 class _FailedTest(NamedTuple):
-    """A stopping test whose equilibrated chains fell short of the target."""
+    """A stopping test whose equilibrated chains fell short of the target,
+    or whose restarted chains settled elsewhere than the persistent ones."""
 
     update: int
     sweeps: int
     forgot: bool
     pearson: float
     slope: float
+    energy: _EnergyCheck
 
     def describe(self):
         state = "forgot" if self.forgot else "had not forgotten"
-        return (
+        text = (
             f"stopping test at update {self.update} not passed: after "
             f"{self.sweeps} sweeps at fixed parameters (the chains {state} "
             f"their states) Pearson {self.pearson:.4f}, slope {self.slope:.4f}"
+        )
+        if self.energy.agrees:
+            return text
+        return text + (
+            f"; the chains restarted at random states reached a mean statistical "
+            f"energy E(x) of {self.energy.restarted:.1f}, the persistent chains "
+            f"{self.energy.persistent:.1f} (standard error {self.energy.error:.2g})"
         )
 
 
@@ -160,6 +214,10 @@ def _not_converged_message(estimator, history, failed_tests):
         f"(target_pearson={estimator.target_pearson}, slope within "
         f"{estimator.slope_tolerance} of 1). "
     )
+    going_on = (
+        "go on with this fit (warm_start=True, set before the first fit) or "
+        "start a new one from it (init=)."
+    )
     if not failed_tests:
         return message + (
             "Give it more updates: with warm_start=True (set before the first fit) "
@@ -167,13 +225,30 @@ def _not_converged_message(estimator, history, failed_tests):
             "init= and more n_chains (the chains' noise bounds the correlation "
             "they can reach)."
         )
+    last = failed_tests[-1]
+    if not last.energy.agrees:
+        found = (
+            "more probable states than the persistent chains hold: the model has "
+            "a phase they do not visit"
+            if last.energy.restarted > last.energy.persistent
+            else "less probable states than the persistent chains, and had not "
+            "climbed out of them"
+        )
+        return message + (
+            f"{len(failed_tests)} stopping test(s) failed; the last: "
+            f"{last.describe()}. Chains started at random states settle in "
+            f"{found}, so the model's samples (sample() starts at random states) "
+            "do not reproduce the data even where the persistent chains do. The "
+            "restarted chains stay among the persistent ones, and the updates that "
+            "follow correct the model where they went: give it more updates, "
+            + going_on
+        )
     return message + (
         f"The persistent chains reached the target, but {len(failed_tests)} "
         f"stopping test(s) failed; the last: {failed_tests[-1].describe()}. "
         "The chains trail a model that mixes more slowly than they are swept: "
         f"increase n_sweeps (now {estimator.n_sweeps}) or lower learning_rate, "
-        "and go on with this fit (warm_start=True, set before the first fit) or "
-        "start a new one from it (init=)."
+        "and " + going_on
     )
 
 
@@ -238,6 +313,8 @@ class _Chains:
         # chains' keys (untempered chains take nothing more from ``rng``).
         if self.ladder.size > 1:
             self.swap_rng = np.random.default_rng(rng.integers(2**63))
+        # The stopping tests' restarts: the k-th draws from (seed, k).
+        self.restart_seed = int(rng.integers(2**63))
         self.accepted = np.zeros(self.ladder.size - 1, dtype=np.int64)
         self.proposed = np.zeros(self.ladder.size - 1, dtype=np.int64)
         self.rounds = 0
@@ -306,18 +383,47 @@ class _Chains:
         """The fraction of accepted swaps of each neighbour pair so far."""
         return self.accepted / np.maximum(self.proposed, 1)
 
-    def equilibrate(self):
+    def restarted_columns(self, test):
+        """The columns the ``test``-th stopping test restarts: one in
+        ``RESTART_SHARE``, a block that turns with every test (none below
+        two chains)."""
+        width = self.n // RESTART_SHARE
+        if width < 2:
+            return slice(0, 0)
+        start = (test % RESTART_SHARE) * width
+        return slice(start, start + width)
+
+    def restart(self, columns, test):
+        """Put the chains of ``columns`` (at every temperature: swaps keep
+        states in their column) at uniform random states, drawn from the
+        ``test``-th restart stream."""
+        rng = np.random.default_rng([self.restart_seed, test])
+        width, L = columns.stop - columns.start, self.all_states.shape[1]
+        for t in range(self.ladder.size):
+            rows = slice(t * self.n + columns.start, t * self.n + columns.stop)
+            self.all_states[rows] = rng.integers(0, self.q, (width, L), np.uint8)
+
+    def equilibrate(self, restarted):
         """Sweep, ``n_sweeps`` at a time, until the ``beta = 1`` chains have
-        forgotten their present states (at most ``_EQUILIBRATION_SWEEPS``):
-        ``(sweeps run, whether they forgot them)``."""
-        before = self.states.copy()
-        done = 0
+        forgotten their present states and those of the columns
+        ``restarted`` have climbed to the others' statistical energy (at
+        most ``_EQUILIBRATION_SWEEPS``): ``(sweeps run, whether the chains
+        not restarted forgot their states)``."""
+        kept = np.ones(self.n, dtype=bool)
+        kept[restarted] = False
+        before = self.states[kept]
+        done, forgot = 0, False
         while done < _EQUILIBRATION_SWEEPS:
             self.sweep(self.n_sweeps)
             done += self.n_sweeps
-            if _decorrelated(self.states, before):
-                return done, True
-        return done, False
+            forgot = forgot or _decorrelated(self.states[kept], before)
+            if forgot and _EnergyCheck.of(self.scores[: self.n], restarted).burned_in:
+                break
+        return done, forgot
+
+    def energy_check(self, restarted):
+        """The ``_EnergyCheck`` of the ``beta = 1`` chains now."""
+        return _EnergyCheck.of(self.scores[: self.n], restarted)
 
 
 #: What ``history_`` records at every update.
@@ -370,7 +476,15 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     not: when they pass, the chains are run on at fixed parameters until
     they have forgotten their state (their overlap with it is down to that
     of two different chains: adabmDCA's equilibration test), and the stop
-    is decided on the samples that follow.
+    is decided on the samples that follow. Persistent chains can also miss
+    a phase of the model that chains from random states fall into (on a
+    wide alignment, gap-rich states the fit never corrects): so each test
+    first restarts one chain in eight (another block at every test) at
+    uniform random states, runs them until they climb to the others' mean
+    statistical energy ``E(x)`` or the test's sweeps end, and passes only if
+    their mean then agrees with the others' within three standard errors.
+    The restarted chains stay among the persistent ones, and a failed test
+    thereby shows the gradient the phase they found.
 
     The chains run in parallel threads (``n_jobs``), each with its own
     random stream: the fit does not depend on the number of threads.
@@ -385,6 +499,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         Number of persistent chains (adabmDCA's ``nchains``): the model's
         frequencies are their means, so their noise, about ``sqrt(f /
         n_chains)``, bounds the Pearson correlation the fit can measure.
+        With fewer than 16 the stopping tests restart none of them.
     n_sweeps : int, default=10
         Gibbs sweeps of every chain between two updates (adabmDCA's
         ``nsweeps``); the model's statistics average the states of all of
@@ -498,7 +613,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         :meth:`sample`.
     verbose : int, default=0
         Print the Pearson correlation, the slope and the time of every
-        update when > 0.
+        update when > 0, and of a stopping test the restarted and the other
+        chains' mean ``E(x)`` and, when it fails, why.
 
     Attributes
     ----------
@@ -772,20 +888,30 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                 sparsity.decimate(mask, J, p2, self.density)
                 passed = False
             tested = passed and iteration >= state.next_test
+            energy = None
             if tested:
                 # The persistent chains trail the changing model: their
-                # statistics can pass where the model's own do not. The stop
-                # is decided on the chains run on at fixed parameters until
-                # they forget their state, then sampled.
-                sweeps, forgot = sampler.equilibrate()
+                # statistics can pass where the model's own do not, and
+                # they can miss a phase of it. The stop is decided on the
+                # chains run on at fixed parameters until they forget their
+                # state, then sampled, a share of them restarted at random
+                # states first: they must settle where the others are.
+                test = int(np.sum(history["equilibrated"]))
+                restarted = sampler.restarted_columns(test)
+                sampler.restart(restarted, test)
+                sweeps, forgot = sampler.equilibrate(restarted)
                 p1, p2 = sampler.statistics()
                 pearson, slope, converged = check(p1, p2)
+                energy = sampler.energy_check(restarted)
+                converged = converged and energy.agrees
                 # A failed test is not repeated before as many updates as it
                 # cost: at most half the time goes to tests.
                 state.next_test = iteration + max(1, sweeps // self.n_sweeps)
                 if not converged:
                     state.failed_tests.append(
-                        _FailedTest(iteration + 1, sweeps, forgot, pearson, slope)
+                        _FailedTest(
+                            iteration + 1, sweeps, forgot, pearson, slope, energy
+                        )
                     )
             row = (pearson, slope, time.perf_counter() - started, tested,
                    1.0 if mask is None else sparsity.density(mask))  # fmt: skip
@@ -793,7 +919,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                 history[name].append(value)
             state.iteration = iteration + 1
             if self.verbose:
-                self._report(iteration, row, state, tested and not converged)
+                self._report(iteration, row, state, energy, converged)
             if converged:
                 break
             if self.couplings == "activation" and iteration % ACTIVATE_EVERY == 0:
@@ -801,16 +927,23 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
             self._update(h, J, mask, f1, f2, p1, p2, state.optimiser, lr, iteration)
         return converged
 
-    def _report(self, iteration, row, state, failed):
+    def _report(self, iteration, row, state, energy, converged):
         """The verbose line of an update (and of a failed stopping test)."""
         pearson, slope, seconds, tested, density = row
+        note = ""
+        if tested:
+            restarted = (
+                f"; restarted chains' mean E(x) {energy.restarted:.1f}, the "
+                f"others' {energy.persistent:.1f}"
+            )
+            note = f" (equilibrated chains{restarted if energy.error else ''})"
         print(
             f"[PottsBoltzmannMachine] update {iteration + 1}: Pearson "
             f"{pearson:.4f}, slope {slope:.4f}, {seconds:.1f} s"
             + ("" if state.mask is None else f", density {density:.4f}")
-            + (" (equilibrated chains)" if tested else "")
+            + note
         )
-        if failed:
+        if tested and not converged:
             print(
                 f"[PottsBoltzmannMachine] {state.failed_tests[-1].describe()}; "
                 f"training on, next test from update {state.next_test + 1}"
