@@ -205,7 +205,10 @@ def _not_converged_message(estimator, history, failed_tests):
     """The ConvergenceWarning of a fit that reached ``max_iter``: what fell
     short, and what to change. Failed stopping tests mean the chains passed
     while the model's own samples did not: the chains trail a model they do
-    not sample, and more sweeps per update is the cure, not more updates."""
+    not sample, and more sweeps per update is the cure, not more updates.
+    A test whose restarted chains settled elsewhere than the persistent
+    ones found a part of the model those miss, which the restarted chains
+    now show the gradient: more updates are the cure there."""
     before = len(history["pearson"]) - estimator.max_iter  # a continued fit's
     message = (
         f"The Boltzmann-machine fit stopped after max_iter={estimator.max_iter} "
