@@ -420,7 +420,7 @@ class _Chains:
             self.sweep(self.n_sweeps)
             done += self.n_sweeps
             forgot = forgot or _decorrelated(self.states[kept], before)
-            if forgot and _EnergyCheck.of(self.scores[: self.n], restarted).burned_in:
+            if forgot and self.energy_check(restarted).burned_in:
                 break
         return done, forgot
 
