@@ -617,7 +617,9 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     verbose : int, default=0
         Print the Pearson correlation, the slope and the time of every
         update when > 0, and of a stopping test the restarted and the other
-        chains' mean ``E(x)`` and, when it fails, why.
+        chains' mean ``E(x)`` (in the fit's own gauge: their difference,
+        not their values, compares with :meth:`energy`'s) and, when it
+        fails, why.
 
     Attributes
     ----------
