@@ -565,9 +565,9 @@ def test_energy_check_compares_restarted_with_persistent_chains():
 def _two_phase_fit(coupling, **settings):
     """A fit from a Potts ferromagnet on 24 two-state sites whose persistent
     chains all start in its all-0 phase, the data too; state 1 is favoured
-    by 0.5 at every site, so the all-1 phase is 12 nats more probable. Its
-    stopping test (any Pearson correlation and slope pass) is its first
-    update."""
+    by 0.5 at every site, so the all-1 phase is 12 nats more probable. By
+    default its stopping test (any Pearson correlation and slope pass) is
+    its first update."""
     from sklearn_rbm._potts.boltzmann import _Chains
 
     n_sites, q = 24, 2
@@ -589,11 +589,11 @@ def _two_phase_fit(coupling, **settings):
     start.intercept_, start.coupling_ = h, J
     start.n_features_in_, start.n_states_ = n_sites, q
     start.chains_ = from_all_0(256, 1)
+    fit = dict(learning_rate=1e-9, target_pearson=-1.0, slope_tolerance=1e9,
+               max_iter=1, random_state=0)  # fmt: skip
     bm = PottsBoltzmannMachine(
-        n_states=q, n_chains=256, init=start, learning_rate=1e-9,
-        target_pearson=-1.0, slope_tolerance=1e9, max_iter=1, random_state=0,
-        **settings,
-    )  # fmt: skip
+        n_states=q, n_chains=256, init=start, **{**fit, **settings}
+    )
     return bm.fit(from_all_0(400, 2)), start
 
 
@@ -620,10 +620,30 @@ def test_restarted_chains_catch_a_phase_the_persistent_chains_miss():
     assert bm.history_["equilibrated"][0] and bm.n_iter_ == 1
 
 
+def test_restarts_between_tests_push_down_a_phase_the_data_lacks():
+    """The ferromagnet above, its chains and data in the all-0 phase, fitted
+    for 100 updates with no stop: the chains restarted at every update fall
+    into the all-1 phase, and the gradient lowers state 1's field at every
+    site until samples from random states are in the data's phase. Without
+    the restarts the chains never see that phase, and the pseudocount's
+    share of state 1 in the data raises the fields instead (most of the
+    samples in the all-1 phase)."""
+    with pytest.warns(ConvergenceWarning):
+        bm, start = _two_phase_fit(
+            0.3, learning_rate=0.05, max_iter=100, target_pearson=1.0,
+            slope_tolerance=0.0,
+        )  # fmt: skip
+    lowered = np.diff(bm.intercept_, axis=1) < np.diff(start.intercept_, axis=1)
+    assert lowered.all()
+    samples = bm.sample(512, random_state=0)
+    assert np.mean(samples.mean(axis=1) > 0.5) < 0.05
+
+
 def test_restarts_turn_over_the_chains_and_skip_tiny_sets():
     """Each test restarts a block of one chain in eight, the next block at
     the next test, every chain after eight tests; fewer than 16 chains are
-    not restarted (two chains per block at least)."""
+    not restarted (two chains per block at least). Between tests each
+    update restarts one chain in a hundred, none of fewer than 100."""
     from sklearn_rbm._potts.boltzmann import _Chains
 
     rng = np.random.default_rng(0)
@@ -631,13 +651,21 @@ def test_restarts_turn_over_the_chains_and_skip_tiny_sets():
     blocks = [chains.restarted_columns(test) for test in range(9)]
     assert [(b.start, b.stop) for b in blocks[:2]] == [(0, 10), (10, 20)]
     assert blocks[8] == blocks[0]
-    chains.restart(blocks[1], 1)
+    chains.restart(blocks[1], (1,))
     moved = np.flatnonzero(chains.all_states.any(axis=1))
     # Both temperatures' rows of the block (swaps keep states in a column).
     assert set(moved) <= set(range(10, 20)) | set(range(90, 100))
     assert len(moved) > 15
     small = _Chains(np.zeros((15, 5), np.uint8), 1, 3, rng)
     assert small.restarted_columns(0) == slice(0, 0)
+    chains = _Chains(np.zeros((200, 5), np.uint8), 1, 3, rng)
+    chains.restart_at_update(101)
+    assert set(np.flatnonzero(chains.states.any(axis=1))) <= {2, 3}
+    chains.restart_at_update(102)
+    assert chains.states[4:6].any() and not chains.states[6:].any()
+    small = _Chains(np.zeros((99, 5), np.uint8), 1, 3, rng)
+    small.restart_at_update(0)
+    assert not small.states.any()
 
 
 def test_diverging_fit_names_the_learning_rate():

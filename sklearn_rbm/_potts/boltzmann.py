@@ -134,6 +134,14 @@ def _decorrelated(chains, before):
 #: restarted chains (``n_chains < 2 * RESTART_SHARE``) it restarts none.
 RESTART_SHARE = 8
 
+#: Every update restarts one chain in this many (a block of columns that
+#: turns with every update) at uniform random states, so that each chain
+#: lives this many updates: the gradient keeps seeing where chains from
+#: random states go (``sample`` starts there), and pushes down a phase of
+#: the model that persistent chains never visit. Fewer than this many
+#: chains are never restarted between tests.
+UPDATE_RESTART_SHARE = 100
+
 #: Standard errors within which the restarted chains' mean statistical
 #: energy must agree with the persistent ones' for a test to pass; the
 #: restarted chains count as burned in at one standard error below.
@@ -289,6 +297,12 @@ def _independent_chains(f1, n_chains, rng):
     return states
 
 
+def _turning_block(width, n_blocks, index):
+    """The ``index``-th of ``n_blocks`` blocks of ``width`` columns, in turn."""
+    start = (index % n_blocks) * width
+    return slice(start, start + width)
+
+
 class _Chains:
     """The persistent chains, their random streams and the model they
     sample (float32: ``chains.py``).
@@ -393,14 +407,22 @@ class _Chains:
         width = self.n // RESTART_SHARE
         if width < 2:
             return slice(0, 0)
-        start = (test % RESTART_SHARE) * width
-        return slice(start, start + width)
+        return _turning_block(width, RESTART_SHARE, test)
 
-    def restart(self, columns, test):
+    def restart_at_update(self, update):
+        """Restart the ``update``-th block of one chain in
+        ``UPDATE_RESTART_SHARE`` (none below that many chains), from the
+        update's own restart stream."""
+        block = _turning_block(self.n // UPDATE_RESTART_SHARE,
+                               UPDATE_RESTART_SHARE, update)  # fmt: skip
+        self.restart(block, (update, 1))
+
+    def restart(self, columns, stream):
         """Put the chains of ``columns`` (at every temperature: swaps keep
         states in their column) at uniform random states, drawn from the
-        ``test``-th restart stream."""
-        rng = np.random.default_rng([self.restart_seed, test])
+        restart stream ``stream``: ``(k,)`` for the ``k``-th stopping test,
+        ``(u, 1)`` for update ``u``."""
+        rng = np.random.default_rng([self.restart_seed, *stream])
         width, L = columns.stop - columns.start, self.all_states.shape[1]
         for t in range(self.ladder.size):
             rows = slice(t * self.n + columns.start, t * self.n + columns.stop)
@@ -487,7 +509,12 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     statistical energy ``E(x)`` or the test's sweeps end, and passes only if
     their mean then agrees with the others' within three standard errors.
     The restarted chains stay among the persistent ones, and a failed test
-    thereby shows the gradient the phase they found.
+    thereby shows the gradient the phase they found. Between tests, too,
+    every update restarts one chain in a hundred (the next block at the
+    next update, so that each chain lives a hundred updates): the gradient
+    keeps seeing where chains from random states go, as those of
+    :meth:`sample` do, and pushes down a phase they fall into that the data
+    lacks, before a test has to find it.
 
     The chains run in parallel threads (``n_jobs``), each with its own
     random stream: the fit does not depend on the number of threads.
@@ -502,7 +529,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         Number of persistent chains (adabmDCA's ``nchains``): the model's
         frequencies are their means, so their noise, about ``sqrt(f /
         n_chains)``, bounds the Pearson correlation the fit can measure.
-        With fewer than 16 the stopping tests restart none of them.
+        With fewer than 100 none is restarted between tests, with fewer
+        than 16 none at the stopping tests either.
     n_sweeps : int, default=10
         Gibbs sweeps of every chain between two updates (adabmDCA's
         ``nsweeps``); the model's statistics average the states of all of
@@ -881,6 +909,10 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         converged, first = False, state.iteration
         for iteration in range(first, first + self.max_iter):
             sampler.set_model(h, J)
+            # The model is judged by samples from random states: a few
+            # chains start there every update, so that the gradient sees
+            # where such chains go.
+            sampler.restart_at_update(iteration)
             p1, p2 = sampler.statistics()
             pearson, slope, passed = check(p1, p2)
             decimating = (
@@ -903,7 +935,7 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                 # states first: they must settle where the others are.
                 test = int(np.sum(history["equilibrated"]))
                 restarted = sampler.restarted_columns(test)
-                sampler.restart(restarted, test)
+                sampler.restart(restarted, (test,))
                 sweeps, forgot = sampler.equilibrate(restarted)
                 p1, p2 = sampler.statistics()
                 pearson, slope, converged = check(p1, p2)
