@@ -576,8 +576,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         checks nothing else). Half the 0.1 of the usual check (a slope in
         [0.9, 1.1]): the in-fit slope reaches the band before the model
         does, and on PF00014 a tolerance of 0.1 stops the defaults fit at
-        update 27, its model's own samples' slope 0.92, where 0.05 stops it
-        at update 50 at 0.96 (128,000 samples of each).
+        update 14, its model's own samples' slope 0.90, where 0.05 stops it
+        at update 56 at 0.98 (128,000 samples of each).
     max_iter : int, default=2000
         Largest number of updates; reaching it warns (``ConvergenceWarning``).
     couplings : {'dense', 'activation', 'decimation'}, default='dense'
