@@ -421,7 +421,10 @@ class _Chains:
         """Put the chains of ``columns`` (at every temperature: swaps keep
         states in their column) at uniform random states, drawn from the
         restart stream ``stream``: ``(k,)`` for the ``k``-th stopping test,
-        ``(u, 1)`` for update ``u``."""
+        ``(u, 1)`` for update ``u``. An empty block draws nothing (fewer
+        chains than a share: every update of a small fit)."""
+        if columns.stop == columns.start:
+            return
         rng = np.random.default_rng([self.restart_seed, *stream])
         width, L = columns.stop - columns.start, self.all_states.shape[1]
         for t in range(self.ladder.size):
