@@ -427,6 +427,24 @@ def test_failed_stopping_tests_are_reported(failing_tests, capsys):
     assert bm.history_["equilibrated"].sum() == 3
 
 
+def test_failed_stopping_tests_halve_the_rate(failing_tests):
+    """Robbins-Monro on evidence: each failed test (its chains found off the
+    model's equilibrium) halves the rate of the updates after it, on top of
+    the ``1 / sqrt(1 + t / 100)`` decay; the warning gives the rate reached."""
+    X = _data(n=600)
+    with pytest.warns(ConvergenceWarning, match="halved the rate") as caught:
+        bm = PottsBoltzmannMachine(
+            n_chains=500, target_pearson=0.5, slope_tolerance=1.0, max_iter=7,
+            learning_rate=0.002, random_state=0,
+        ).fit(X)  # fmt: skip
+    tests = np.flatnonzero(bm.history_["equilibrated"])
+    failed_before = np.searchsorted(tests, np.arange(7), side="right")
+    expected = 0.002 * 0.5**failed_before / np.sqrt(1.0 + np.arange(7) / 100.0)
+    assert tests.size == 3 and failed_before[-1] == 3
+    np.testing.assert_allclose(bm.history_["rate"], expected, rtol=1e-12)
+    assert f"now {expected[-1]:.3g})" in str(caught[-1].message)
+
+
 def _fit_in_pieces(X, pieces, **settings):
     """One estimator fitted ``len(pieces)`` times with ``warm_start``, the
     ``k``-th fit for ``pieces[k]`` updates, pickled and loaded in between
@@ -442,7 +460,7 @@ def _fit_in_pieces(X, pieces, **settings):
 def _assert_same_fit(one, other):
     for name in ("intercept_", "coupling_", "chains_", "swap_acceptance_"):
         assert np.array_equal(getattr(one, name), getattr(other, name)), name
-    for name in ("pearson", "slope", "equilibrated", "density"):
+    for name in ("pearson", "slope", "equilibrated", "density", "rate"):
         assert np.array_equal(one.history_[name], other.history_[name]), name
     assert one.n_iter_ == other.n_iter_ == one.history_["pearson"].size
 

@@ -63,6 +63,13 @@ def log_likelihood_gradient(f1, f2, p1, p2, J, l2):
 #: sqrt(1 + t / _DECAY_UPDATES)`` at update ``t``.
 _DECAY_UPDATES = 100.0
 
+#: Every failed stopping test multiplies the rate by this: the test found
+#: the persistent chains off the model's equilibrium, which they trail by
+#: about the distance the model moves while they mix, and a smaller step
+#: brings them closer (persistent chains follow the maximum-likelihood
+#: path as the rate goes to zero; Younes 1999, Tieleman 2008).
+_RATE_CUT = 0.5
+
 #: The default learning rates from the independent-site model and from a
 #: fitted model (measured on PF00014: from a pseudo-likelihood fit, 0.002
 #: gives fresh samples a Pearson correlation of 0.97, 0.005 of 0.89).
@@ -257,7 +264,8 @@ def _not_converged_message(estimator, history, failed_tests):
     return message + (
         f"The persistent chains reached the target, but {len(failed_tests)} "
         f"stopping test(s) failed; the last: {failed_tests[-1].describe()}. "
-        "The chains trail a model that mixes more slowly than they are swept: "
+        "The chains trail a model that mixes more slowly than they are swept "
+        f"(each failed test halved the rate, now {history['rate'][-1]:.3g}): "
         f"increase n_sweeps (now {estimator.n_sweeps}) or lower learning_rate, "
         "and " + going_on
     )
@@ -455,7 +463,7 @@ class _Chains:
 
 
 #: What ``history_`` records at every update.
-_HISTORY = ("pearson", "slope", "time", "equilibrated", "density")
+_HISTORY = ("pearson", "slope", "time", "equilibrated", "density", "rate")
 
 #: The settings a continued fit (``warm_start``) cannot change: its chains
 #: and active couplings were built for them.
@@ -478,6 +486,7 @@ class _FitState:
         # settings the chains were built for.
         self.rate, self.f1, self.n_eff, self.settings = rate, f1, n_eff, settings
         self.iteration, self.next_test, self.gauged = 0, 0, False
+        self.rate_scale = 1.0  # halved by every failed stopping test
         self.failed_tests = []
         self.history = {name: [] for name in _HISTORY}
 
@@ -494,7 +503,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     ``n_sweeps`` sweeps of ``n_chains`` persistent Gibbs chains between two
     updates; each parameter's step is normalised by its gradient's running
     scale (RMSprop, Tieleman & Hinton 2012), the rate decaying as ``1 /
-    sqrt(1 + t / 100)``. It stops when the connected correlations ``C_ij(a,
+    sqrt(1 + t / 100)`` and halved by every failed stopping test (below).
+    It stops when the connected correlations ``C_ij(a,
     b) = f_ij(a, b) - f_i(a) f_j(b)`` of the chains reach a Pearson
     correlation of ``target_pearson`` with the data's (adabmDCA's criterion)
     with a slope within ``slope_tolerance`` of one: the model is generative,
@@ -512,7 +522,11 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     statistical energy ``E(x)`` or the test's sweeps end, and passes only if
     their mean then agrees with the others' within three standard errors.
     The restarted chains stay among the persistent ones, and a failed test
-    thereby shows the gradient the phase they found. Between tests, too,
+    thereby shows the gradient the phase they found; it also halves the
+    rate, since the chains it found off the model's equilibrium trail the
+    model by about how far it moves while they mix (Robbins-Monro on
+    evidence: the persistent chains follow the maximum-likelihood path as
+    the rate goes to zero). Between tests, too,
     every update restarts one chain in a hundred (the next block at the
     next update, so that each chain lives a hundred updates): the gradient
     keeps seeing where chains from random states go, as those of
@@ -557,7 +571,9 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         a fitted one (the pseudo-likelihood start or a fitted ``init``):
         near the optimum a smaller rate keeps the
         persistent chains at the model's equilibrium, so that fresh samples
-        reproduce the data as well as the chains did.
+        reproduce the data as well as the chains did. The rate of update
+        ``t`` is ``learning_rate / sqrt(1 + t / 100)``, halved once for
+        every failed stopping test before it (``history_['rate']``).
     l2 : float, default=0.0
         L2 penalty ``l2 sum_{i<j} ||J_ij||^2`` on the couplings, relative to
         the mean log-likelihood per (weighted) sequence.
@@ -670,8 +686,9 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         ``'pearson'``, ``'slope'`` (of the chains' connected correlations
         against the data's), ``'time'`` (seconds since the fit started, the
         ``init`` fit included), ``'equilibrated'`` (whether the chains were
-        equilibrated first: the stopping test's samples) and ``'density'``
-        (of the active couplings) at every update.
+        equilibrated first: the stopping test's samples), ``'density'`` (of
+        the active couplings) and ``'rate'`` (of the step that followed) at
+        every update.
     density_ : float
         Fraction of the off-diagonal coupling entries that are active (1
         for ``couplings='dense'``).
@@ -854,15 +871,15 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
             None if chains is None else chains.copy(),
         )
 
-    def _update(self, h, J, mask, f1, f2, p1, p2, optimiser, lr, iteration):
-        """One RMSprop ascent step of ``h`` and ``J`` in place (then the L1
-        proximal step), the inactive couplings kept at zero (``mask``); a
-        diverging fit stops here with a clear message."""
+    def _update(self, state, f1, f2, p1, p2, rate):
+        """One RMSprop ascent step of ``rate`` of the state's ``h`` and ``J``
+        in place (then the L1 proximal step), the inactive couplings kept at
+        zero; a diverging fit stops here with a clear message."""
+        h, J, mask = state.h, state.J, state.mask
         grad_h, grad_J = log_likelihood_gradient(f1, f2, p1, p2, J, self.l2)
-        rate = lr / np.sqrt(1.0 + iteration / _DECAY_UPDATES)
         # A diverging fit overflows here: it is reported just below.
         with np.errstate(over="ignore", invalid="ignore"):
-            step_h, step_J = optimiser.steps((grad_h, grad_J), rate)
+            step_h, step_J = state.optimiser.steps((grad_h, grad_J), rate)
             h += step_h * grad_h
             J += step_J * grad_J
             if self.l1:
@@ -877,15 +894,27 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
         # copy would overflow.
         if not (np.abs(h).max() < _LARGEST and np.abs(J).max() < _LARGEST):
             raise FloatingPointError(
-                f"The Boltzmann-machine fit diverged at update {iteration + 1} "
+                f"The Boltzmann-machine fit diverged at update {state.iteration} "
                 f"(parameters beyond {_LARGEST:.0e} or not finite): decrease "
-                f"learning_rate={lr}."
+                f"learning_rate={self._base_rate(state)}."
             )
 
     def _learning_rate(self):
         if self.learning_rate is not None:
             return float(self.learning_rate)
         return _RATE_COLD if self._init() == "independent" else _RATE_WARM
+
+    def _base_rate(self, state):
+        """The rate the schedule starts from: ``learning_rate``, or the one
+        resolved at the first piece of the fit (None depends on ``init``,
+        which a continued fit no longer reads)."""
+        return state.rate if self.learning_rate is None else float(self.learning_rate)
+
+    def _step_rate(self, state, iteration):
+        """The rate of update ``iteration``: the base rate, decayed as ``1 /
+        sqrt(1 + t / 100)`` and halved by every failed stopping test."""
+        decay = np.sqrt(1.0 + iteration / _DECAY_UPDATES)
+        return self._base_rate(state) * state.rate_scale / decay
 
     def _learn(self, state, f1, f2, started):
         """``max_iter`` updates of ``state`` (in place), fewer if the
@@ -906,7 +935,6 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
             )
             return pearson, slope, passed
 
-        lr = state.rate if self.learning_rate is None else float(self.learning_rate)
         if sampler.n_sweeps != self.n_sweeps:  # a continued fit may change them
             sampler.set_sweeps(self.n_sweeps)
         converged, first = False, state.iteration
@@ -948,13 +976,15 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                 # cost: at most half the time goes to tests.
                 state.next_test = iteration + max(1, sweeps // self.n_sweeps)
                 if not converged:
+                    state.rate_scale *= _RATE_CUT
                     state.failed_tests.append(
                         _FailedTest(
                             iteration + 1, sweeps, forgot, pearson, slope, energy
                         )
                     )
+            rate = self._step_rate(state, iteration)
             row = (pearson, slope, time.perf_counter() - started, tested,
-                   1.0 if mask is None else sparsity.density(mask))  # fmt: skip
+                   1.0 if mask is None else sparsity.density(mask), rate)  # fmt: skip
             for name, value in zip(_HISTORY, row, strict=True):
                 history[name].append(value)
             state.iteration = iteration + 1
@@ -964,12 +994,12 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
                 break
             if self.couplings == "activation" and iteration % ACTIVATE_EVERY == 0:
                 sparsity.activate(mask, f2, p2)
-            self._update(h, J, mask, f1, f2, p1, p2, state.optimiser, lr, iteration)
+            self._update(state, f1, f2, p1, p2, rate)
         return converged
 
     def _report(self, iteration, row, state, energy, converged):
         """The verbose line of an update (and of a failed stopping test)."""
-        pearson, slope, seconds, tested, density = row
+        pearson, slope, seconds, tested, density, _ = row
         note = ""
         if tested:
             restarted = (
