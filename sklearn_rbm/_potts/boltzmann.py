@@ -244,6 +244,7 @@ def _not_converged_message(estimator, history, failed_tests):
             "they can reach)."
         )
     last = failed_tests[-1]
+    halved = f"each failed test halved the rate, now {history['rate'][-1]:.3g}"
     if not last.energy.agrees:
         found = (
             "more probable states than the persistent chains hold: the model has "
@@ -258,14 +259,14 @@ def _not_converged_message(estimator, history, failed_tests):
             f"{found}, so the model's samples (sample() starts at random states) "
             "do not reproduce the data even where the persistent chains do. The "
             "restarted chains stay among the persistent ones, and the updates that "
-            "follow correct the model where they went: give it more updates, "
-            + going_on
+            f"follow correct the model where they went ({halved}): give it more "
+            "updates, " + going_on
         )
     return message + (
         f"The persistent chains reached the target, but {len(failed_tests)} "
         f"stopping test(s) failed; the last: {failed_tests[-1].describe()}. "
         "The chains trail a model that mixes more slowly than they are swept "
-        f"(each failed test halved the rate, now {history['rate'][-1]:.3g}): "
+        f"({halved}): "
         f"increase n_sweeps (now {estimator.n_sweeps}) or lower learning_rate, "
         "and " + going_on
     )
