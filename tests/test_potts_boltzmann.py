@@ -427,10 +427,28 @@ def test_failed_stopping_tests_are_reported(failing_tests, capsys):
     assert bm.history_["equilibrated"].sum() == 3
 
 
-def test_failed_stopping_tests_halve_the_rate(failing_tests):
-    """Robbins-Monro on evidence: each failed test (its chains found off the
-    model's equilibrium) halves the rate of the updates after it, on top of
-    the ``1 / sqrt(1 + t / 100)`` decay; the warning gives the rate reached."""
+@pytest.mark.parametrize("equilibrated", [False, True])
+def test_unequilibrated_stopping_tests_halve_the_rate(
+    failing_tests, monkeypatch, equilibrated
+):
+    """Robbins-Monro on evidence: a failed test whose chains did not reach
+    the model's equilibrium halves the rate of the updates after it, on top
+    of the ``1 / sqrt(1 + t / 100)`` decay, and the warning gives the rate
+    reached; a failed test whose chains did equilibrate leaves it."""
+    from sklearn_rbm._potts import boltzmann
+
+    if equilibrated:  # forgotten, the restarted chains where the others are
+
+        def equilibrate(self, restarted):
+            self.lost = True
+            return 30, True
+
+        monkeypatch.setattr(boltzmann._Chains, "equilibrate", equilibrate)
+        monkeypatch.setattr(
+            boltzmann._Chains,
+            "energy_check",
+            lambda self, restarted: boltzmann._EnergyCheck(1.0, 1.0, 0.5),
+        )
     X = _data(n=600)
     with pytest.warns(ConvergenceWarning, match="halved the rate") as caught:
         bm = PottsBoltzmannMachine(
@@ -438,11 +456,13 @@ def test_failed_stopping_tests_halve_the_rate(failing_tests):
             learning_rate=0.002, random_state=0,
         ).fit(X)  # fmt: skip
     tests = np.flatnonzero(bm.history_["equilibrated"])
-    failed_before = np.searchsorted(tests, np.arange(7), side="right")
-    expected = 0.002 * 0.5**failed_before / np.sqrt(1.0 + np.arange(7) / 100.0)
-    assert tests.size == 3 and failed_before[-1] == 3
+    assert tests.size == 3
+    cuts = 0 if equilibrated else np.searchsorted(tests, np.arange(7), side="right")
+    expected = 0.002 * 0.5**cuts / np.sqrt(1.0 + np.arange(7) / 100.0)
     np.testing.assert_allclose(bm.history_["rate"], expected, rtol=1e-12)
-    assert f"now {expected[-1]:.3g})" in str(caught[-1].message)
+    message = str(caught[-1].message)
+    assert f"{0 if equilibrated else 3} test(s) whose chains had not" in message
+    assert f"now {expected[-1]:.3g})" in message
 
 
 def _fit_in_pieces(X, pieces, **settings):
