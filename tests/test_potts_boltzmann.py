@@ -463,6 +463,8 @@ def test_unequilibrated_stopping_tests_halve_the_rate(
     message = str(caught[-1].message)
     assert f"{0 if equilibrated else 3} test(s) whose chains had not" in message
     assert f"now {expected[-1]:.3g})" in message
+    cure = "it is not fitted yet" if equilibrated else "increase n_sweeps"
+    assert cure in message
 
 
 def _fit_in_pieces(X, pieces, **settings):

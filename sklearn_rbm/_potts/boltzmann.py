@@ -233,7 +233,8 @@ def _not_converged_message(estimator, history, failed_tests):
     not sample, and more sweeps per update is the cure, not more updates.
     A test whose restarted chains settled elsewhere than the persistent
     ones found a part of the model those miss, which the restarted chains
-    now show the gradient: more updates are the cure there."""
+    now show the gradient: more updates are the cure there, as they are
+    after a test whose chains equilibrated (the model is not fitted yet)."""
     before = len(history["pearson"]) - estimator.max_iter  # a continued fit's
     message = (
         f"The Boltzmann-machine fit stopped after max_iter={estimator.max_iter} "
@@ -259,6 +260,13 @@ def _not_converged_message(estimator, history, failed_tests):
         f"{cuts} test(s) whose chains had not equilibrated halved the rate, now "
         f"{history['rate'][-1]:.3g}"
     )
+    if last.equilibrated:
+        return message + (
+            f"The persistent chains reached the target, but {len(failed_tests)} "
+            f"stopping test(s) failed; the last: {last.describe()}. Its chains "
+            "equilibrated, so their statistics are the model's own: it is not "
+            f"fitted yet ({halved}). Give it more updates: " + going_on
+        )
     if not last.energy.agrees:
         found = (
             "more probable states than the persistent chains hold: the model has "
@@ -278,7 +286,7 @@ def _not_converged_message(estimator, history, failed_tests):
         )
     return message + (
         f"The persistent chains reached the target, but {len(failed_tests)} "
-        f"stopping test(s) failed; the last: {failed_tests[-1].describe()}. "
+        f"stopping test(s) failed; the last: {last.describe()}. "
         "The chains trail a model that mixes more slowly than they are swept "
         f"({halved}): "
         f"increase n_sweeps (now {estimator.n_sweeps}) or lower learning_rate, "
@@ -519,9 +527,8 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     updates; each parameter's step is normalised by its gradient's running
     scale (RMSprop, Tieleman & Hinton 2012), the rate decaying as ``1 /
     sqrt(1 + t / 100)`` and halved by every stopping test whose chains did
-    not equilibrate (below).
-    It stops when the connected correlations ``C_ij(a,
-    b) = f_ij(a, b) - f_i(a) f_j(b)`` of the chains reach a Pearson
+    not equilibrate (below). It stops when the connected correlations
+    ``C_ij(a, b) = f_ij(a, b) - f_i(a) f_j(b)`` of the chains reach a Pearson
     correlation of ``target_pearson`` with the data's (adabmDCA's criterion)
     with a slope within ``slope_tolerance`` of one: the model is generative,
     its samples reproduce the family's statistics, which a
@@ -545,12 +552,11 @@ class PottsBoltzmannMachine(PottsModel, LikelihoodMixin, BaseEstimator):
     and persistent chains follow the maximum-likelihood path as the rate
     goes to zero (Robbins-Monro on evidence); a test whose chains did
     equilibrate and fell short leaves the rate, as the model only needs
-    more updates. Between tests, too,
-    every update restarts one chain in a hundred (the next block at the
-    next update, so that each chain lives a hundred updates): the gradient
-    keeps seeing where chains from random states go, as those of
-    :meth:`sample` do, and pushes down a phase they fall into that the data
-    lacks, before a test has to find it.
+    more updates. Between tests, too, every update restarts one chain in a
+    hundred (the next block at the next update, so that each chain lives a
+    hundred updates): the gradient keeps seeing where chains from random
+    states go, as those of :meth:`sample` do, and pushes down a phase they
+    fall into that the data lacks, before a test has to find it.
 
     The chains run in parallel threads (``n_jobs``), each with its own
     random stream: the fit does not depend on the number of threads.
